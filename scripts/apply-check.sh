@@ -1,0 +1,34 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# apply-check.sh [GIT_TREE]
+# Apply the series two ways and require identical results:
+#   1. quilt push -a --fuzz=0 on a plain copy of hmm/base (the distro way);
+#   2. git am onto hmm/base (scripts/import.sh --worktree; the reviewer way).
+# GIT_TREE: an existing import to compare against (default: a fresh one in
+# $HMM_WORKDIR/apply-check). Any patch that needs fuzz or fails fails the run.
+. "$(dirname "$0")/lib.sh"
+case "${1:-}" in -h|--help) sed -n '3,9p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;; esac
+ensure_tree
+need_pkgs quilt
+
+gtree=${1:-}
+if [ -z "$gtree" ]; then
+	gtree=$WORKDIR/apply-check
+	"$TOP/scripts/import.sh" --worktree "$gtree"
+fi
+
+qtree=$WORKDIR/quilt-tree
+rm -rf "$qtree" && mkdir -p "$qtree"
+git -C "$KTREE" archive "$BASE_TAG" | tar -x -C "$qtree"
+n=$(series_patches | wc -l)
+if [ "$n" -gt 0 ]; then
+	(cd "$qtree" && QUILT_PATCHES="$TOP/patches" QUILT_SERIES="$TOP/series" \
+		QUILT_PC=.pc quilt push -a -q --fuzz=0) ||
+		die "quilt push -a --fuzz=0 failed (a patch needs fuzz or does not apply)"
+fi
+if ! diff -r -q -x .pc -x .git "$qtree" "$gtree" > "$WORKDIR/apply-check.diff"; then
+	cat "$WORKDIR/apply-check.diff" >&2
+	die "quilt and git am give different trees (list above)"
+fi
+rm -rf "$qtree"
+log "apply-check: quilt (fuzz 0) and git am give identical trees ($n patches)"

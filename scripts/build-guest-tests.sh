@@ -1,0 +1,346 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# build-guest-tests.sh SRC_TREE OUT_DIR
+#
+# Build statically linked x86_64 kernel selftest programs (mostly from
+# tools/testing/selftests/mm/) out of the kernel source tree SRC_TREE, using
+# that tree's own uapi headers, into OUT_DIR/bin/.  Also copies the in-guest
+# runner (ci/guest/run-selftests.sh) to OUT_DIR/run-selftests.sh, so OUT_DIR
+# can be dropped into a busybox initramfs as /tests.
+#
+# SRC_TREE is never written to: the uapi headers are generated with
+# "make O=OUT_DIR/hdr headers", everything else goes to OUT_DIR as well.
+#
+# Adding a program is one line in the PROGRAMS table below.
+
+set -euo pipefail
+
+usage() {
+	cat <<'EOF'
+Usage: build-guest-tests.sh [--help] SRC_TREE OUT_DIR
+
+Build statically linked kernel selftest programs (hmm-tests, cow, ...) from the
+kernel source tree SRC_TREE into OUT_DIR/bin/, and copy the in-guest runner to
+OUT_DIR/run-selftests.sh.
+
+  SRC_TREE   kernel source tree (read-only; must be "clean" enough for
+             "make O=... headers", i.e. no in-tree .config / build)
+  OUT_DIR    output directory; created if missing; rebuilds are incremental
+
+Outputs:
+  OUT_DIR/bin/<program>         static x86_64 executables
+  OUT_DIR/run-selftests.sh      copy of ci/guest/run-selftests.sh
+  OUT_DIR/build-status.txt      one line per program: "<name> built|skipped [reason]"
+  OUT_DIR/logs/<program>.log    compiler output of the last build attempt
+
+Environment:
+  CC            compiler (default: gcc)
+  EXTRA_CFLAGS  appended to CFLAGS of every program
+  UAPI_INCLUDE  use this already-installed uapi include dir instead of
+                generating one with "make O=OUT_DIR/hdr headers"
+  CI_LINEBUF=0  do not link the tiny constructor that makes stdout
+                line-buffered (keeps output ordered / not lost on timeout)
+  NO_APT=1      never call apt-get (just report missing packages)
+
+Exit status: 0 if every "required" program (hmm-tests) was built, 1 otherwise.
+Optional programs that fail to build are reported and skipped.
+EOF
+}
+
+# ---------------------------------------------------------------------------
+# Build dependencies (Debian).  Installed only if missing.
+# ---------------------------------------------------------------------------
+DEB_PACKAGES=(gcc make libc6-dev libnuma-dev binutils)
+
+ensure_packages() {
+	local missing=() p
+	for p in "$@"; do
+		if ! dpkg -s "$p" >/dev/null 2>&1; then
+			missing+=("$p")
+		fi
+	done
+	[ "${#missing[@]}" -eq 0 ] && return 0
+	if [ "${NO_APT:-0}" = 1 ] || ! command -v apt-get >/dev/null 2>&1; then
+		echo "build-guest-tests: missing packages: ${missing[*]} (NO_APT set or no apt-get)" >&2
+		return 1
+	fi
+	echo "build-guest-tests: installing ${missing[*]}" >&2
+	local sudo=()
+	[ "$(id -u)" -eq 0 ] || sudo=(sudo)
+	if ! DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y --no-install-recommends "${missing[@]}"; then
+		DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get update
+		DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y --no-install-recommends "${missing[@]}"
+	fi
+}
+
+# ---------------------------------------------------------------------------
+# Program table: one line per program.
+#
+#   name | dir (relative to SRC_TREE) | sources (relative to dir) | ldlibs | required|optional | extra cflags
+#
+# All programs get "-lrt -lpthread -lm" (like the mm selftests Makefile) after
+# their own ldlibs.  Every mm program links vm_util.c and thp_settings.c, as
+# upstream does ($(TEST_GEN_FILES): vm_util.c thp_settings.c).
+# Only "required" programs make the script fail when they cannot be built.
+# A row whose main source file does not exist in the tree is skipped (and is
+# an error only if it is required).
+# ---------------------------------------------------------------------------
+MM=tools/testing/selftests/mm
+MMLIB="vm_util.c thp_settings.c"
+PROGRAMS=(
+	"hmm-tests            |$MM|hmm-tests.c $MMLIB                  |      |required|"
+	"cow                  |$MM|cow.c $MMLIB                        |      |optional|"
+	"mremap_test          |$MM|mremap_test.c $MMLIB                |      |optional|"
+	"mremap_dontunmap     |$MM|mremap_dontunmap.c $MMLIB           |      |optional|"
+	"ksm_functional_tests |$MM|ksm_functional_tests.c $MMLIB       |      |optional|"
+	"soft-dirty           |$MM|soft-dirty.c $MMLIB                 |      |optional|"
+	"madv_populate        |$MM|madv_populate.c $MMLIB              |      |optional|"
+	"migration            |$MM|migration.c $MMLIB                  |-lnuma|optional|"
+	"uffd-unit-tests      |$MM|uffd-unit-tests.c uffd-common.c $MMLIB|    |optional|"
+	"mlock2-tests         |$MM|mlock2-tests.c $MMLIB               |      |optional|"
+	"gup_test             |$MM|gup_test.c $MMLIB                   |      |optional|"
+	"gup_longterm         |$MM|gup_longterm.c $MMLIB               |      |optional|"
+	"mkdirty              |$MM|mkdirty.c $MMLIB                    |      |optional|"
+	"pagemap_ioctl        |$MM|pagemap_ioctl.c $MMLIB              |      |optional|"
+	# 6.12.y khugepaged.c uses KSFT_SKIP without including kselftest.h
+	# (stable backport bug); the define is identical to kselftest.h's.
+	"khugepaged           |$MM|khugepaged.c $MMLIB                 |      |optional|-DKSFT_SKIP=4"
+	"split_huge_page_test |$MM|split_huge_page_test.c $MMLIB       |      |optional|"
+	"transhuge-stress     |$MM|transhuge-stress.c $MMLIB           |      |optional|"
+	"compaction_test      |$MM|compaction_test.c $MMLIB            |      |optional|"
+	# Our own tests go here, e.g.:
+	# "hmm-foo            |tools/testing/selftests/hmm|hmm-foo.c ../mm/vm_util.c||optional|"
+)
+
+# ---------------------------------------------------------------------------
+
+trim() {
+	local s=$1
+	s=${s#"${s%%[![:space:]]*}"}
+	s=${s%"${s##*[![:space:]]}"}
+	printf '%s' "$s"
+}
+
+log() { echo "build-guest-tests: $*" >&2; }
+
+# up_to_date OUT DEP CMDFILE CMD SRCDIR: 0 if OUT is newer than every file
+# listed in the dependency file DEP and CMDFILE holds the same command line.
+up_to_date() {
+	local out=$1 dep=$2 cmdfile=$3 cmd=$4 srcdir=$5 f
+	[ -x "$out" ] && [ -f "$dep" ] && [ -f "$cmdfile" ] || return 1
+	[ "$(cat "$cmdfile")" = "$cmd" ] || return 1
+	# "gcc -M" output: "x.o: dep dep \" ...; paths relative to the source dir.
+	while read -r f; do
+		case "$f" in /*) ;; *) f=$srcdir/$f ;; esac
+		[ -e "$f" ] || return 1
+		[ "$f" -nt "$out" ] && return 1
+	done < <(sed -e 's/^[^:]*://' -e 's/\\$//' "$dep" | tr -s '[:blank:]' '\n' | sed '/^$/d')
+	return 0
+}
+
+main() {
+	case "${1:-}" in
+	-h|--help) usage; exit 0 ;;
+	esac
+	if [ "$#" -ne 2 ]; then
+		usage >&2
+		exit 2
+	fi
+
+	local src out
+	src=$(cd "$1" && pwd -P) || { log "SRC_TREE '$1' not found"; exit 2; }
+	mkdir -p "$2"
+	out=$(cd "$2" && pwd -P)
+	if [ ! -f "$src/Makefile" ] || [ ! -d "$src/$MM" ]; then
+		log "'$src' does not look like a kernel source tree (no $MM)"
+		exit 2
+	fi
+	case "$out/" in
+	"$src"/*) log "OUT_DIR must not be inside SRC_TREE"; exit 2 ;;
+	esac
+
+	ensure_packages "${DEB_PACKAGES[@]}"
+
+	local cc=${CC:-gcc}
+	local script_dir runner
+	script_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)
+	runner=$script_dir/../ci/guest/run-selftests.sh
+
+	mkdir -p "$out/bin" "$out/obj" "$out/gen" "$out/logs"
+
+	# --- uapi headers -----------------------------------------------------
+	local uapi
+	if [ -n "${UAPI_INCLUDE:-}" ]; then
+		uapi=$(cd "$UAPI_INCLUDE" && pwd -P)
+		log "using uapi headers from $uapi"
+	else
+		log "generating uapi headers (make O=$out/hdr headers)"
+		if ! make -s -C "$src" O="$out/hdr" ARCH=x86_64 headers >"$out/logs/headers.log" 2>&1; then
+			cat "$out/logs/headers.log" >&2
+			log "ERROR: 'make headers' failed.  If SRC_TREE has an in-tree build"
+			log "       (make O= refuses unclean trees), pass UAPI_INCLUDE=<dir>."
+			exit 1
+		fi
+		uapi=$out/hdr/usr/include
+	fi
+	[ -f "$uapi/linux/mman.h" ] || { log "ERROR: no linux/mman.h in $uapi"; exit 1; }
+
+	# --- local_config.h: what check_config.sh would write without liburing.
+	# cow.c / gup_longterm.c include it; we deliberately build without liburing.
+	local mm_ldlibs_extra=""
+	printf '%s\n' "// No liburing support found (build-guest-tests.sh: liburing disabled)" \
+		>"$out/gen/local_config.h.tmp"
+	if ! cmp -s "$out/gen/local_config.h.tmp" "$out/gen/local_config.h" 2>/dev/null; then
+		mv "$out/gen/local_config.h.tmp" "$out/gen/local_config.h"
+	else
+		rm -f "$out/gen/local_config.h.tmp"
+	fi
+	# A local_config.h left in the tree by an in-tree selftests build shadows
+	# ours ("" includes search the source file's directory first).
+	if [ -f "$src/$MM/local_config.h" ]; then
+		log "WARNING: $src/$MM/local_config.h exists and takes precedence over ours"
+		if grep -q LOCAL_CONFIG_HAVE_LIBURING "$src/$MM/local_config.h"; then
+			log "WARNING: it enables liburing: linking cow/gup_longterm with -luring"
+			mm_ldlibs_extra="-luring"
+		fi
+	fi
+
+	# --- stdout line-buffering constructor (see CI_LINEBUF in --help).
+	local linebuf_obj=""
+	if [ "${CI_LINEBUF:-1}" != 0 ]; then
+		cat >"$out/gen/ci-linebuf.c.tmp" <<'EOF'
+/* Linked into every guest test program by build-guest-tests.sh: make stdout
+ * line buffered even when it is a pipe, so that output is not lost when the
+ * program is killed (timeout, crash) and stays ordered w.r.t. stderr. */
+#include <stdio.h>
+__attribute__((constructor(101))) static void ci_linebuf(void)
+{
+	setvbuf(stdout, NULL, _IOLBF, 0);
+}
+EOF
+		if ! cmp -s "$out/gen/ci-linebuf.c.tmp" "$out/gen/ci-linebuf.c" 2>/dev/null; then
+			mv "$out/gen/ci-linebuf.c.tmp" "$out/gen/ci-linebuf.c"
+		else
+			rm -f "$out/gen/ci-linebuf.c.tmp"
+		fi
+		if [ ! -f "$out/obj/ci-linebuf.o" ] || [ "$out/gen/ci-linebuf.c" -nt "$out/obj/ci-linebuf.o" ]; then
+			"$cc" -O2 -c "$out/gen/ci-linebuf.c" -o "$out/obj/ci-linebuf.o"
+		fi
+		linebuf_obj=$out/obj/ci-linebuf.o
+	fi
+
+	# CFLAGS as in tools/testing/selftests/mm/Makefile + lib.mk (x86_64):
+	#   -Wall -O2 -I $(top_srcdir) $(KHDR_INCLUDES) $(TOOLS_INCLUDES)
+	#   -U_FORTIFY_SOURCE -no-pie -D_GNU_SOURCE=
+	local base_cflags=(-Wall -O2 -I "$src" -I "$src/tools/testing/selftests" -I "$out/gen"
+		-isystem "$uapi" -isystem "$src/tools/include/uapi"
+		-U_FORTIFY_SOURCE -no-pie -D_GNU_SOURCE= -static)
+	local extra_cflags=()
+	if [ -n "${EXTRA_CFLAGS:-}" ]; then
+		read -r -a extra_cflags <<<"$EXTRA_CFLAGS"
+	fi
+	local base_ldlibs=(-lrt -lpthread -lm)
+
+	local status_file=$out/build-status.txt
+	: >"$status_file.tmp"
+	local failed_required=0 nbuilt=0 nskipped=0 nuptodate=0
+	local row name dir srcs libs req xcflags
+	local t_start
+	t_start=$(date +%s)
+
+	for row in "${PROGRAMS[@]}"; do
+		IFS='|' read -r name dir srcs libs req xcflags <<<"$row"
+		name=$(trim "$name"); dir=$(trim "$dir"); srcs=$(trim "$srcs")
+		libs=$(trim "$libs"); req=$(trim "$req"); xcflags=$(trim "${xcflags:-}")
+
+		local srcarr=() libarr=() xarr=() s
+		read -r -a srcarr <<<"$srcs"
+		read -r -a libarr <<<"$libs"
+		read -r -a xarr <<<"$xcflags"
+		if [ "$dir" = "$MM" ] && [ -n "$mm_ldlibs_extra" ]; then
+			libarr+=("$mm_ldlibs_extra")
+		fi
+
+		local nosrc=""
+		for s in "${srcarr[@]}"; do
+			[ -f "$src/$dir/$s" ] || nosrc="$nosrc $dir/$s"
+		done
+		if [ -n "$nosrc" ]; then
+			log "SKIP $name: source not found:$nosrc"
+			echo "$name skipped source-not-found" >>"$status_file.tmp"
+			nskipped=$((nskipped + 1))
+			[ "$req" = required ] && failed_required=1
+			continue
+		fi
+
+		local bin=$out/bin/$name
+		local dep=$out/obj/$name.d cmdfile=$out/obj/$name.cmd
+		# Compile + link in one go, from within the source dir (relative
+		# includes like "../kselftest.h" resolve against the source file's
+		# directory anyway).
+		local cmd=("$cc" "${base_cflags[@]}" "${extra_cflags[@]}" "${xarr[@]}"
+			"${srcarr[@]}" ${linebuf_obj:+"$linebuf_obj"}
+			"${libarr[@]}" "${base_ldlibs[@]}" -o "$bin.tmp")
+		local cmdstr="cd $src/$dir && ${cmd[*]}"
+
+		if up_to_date "$bin" "$dep" "$cmdfile" "$cmdstr" "$src/$dir"; then
+			echo "$name built up-to-date" >>"$status_file.tmp"
+			nuptodate=$((nuptodate + 1))
+			continue
+		fi
+
+		local lg=$out/logs/$name.log
+		rm -f "$bin" "$bin.tmp"
+		if (cd "$src/$dir" && "${cmd[@]}") >"$lg" 2>&1; then
+			# Must be static: no PT_INTERP / dynamic section.
+			if readelf -l "$bin.tmp" 2>/dev/null | grep -q 'INTERP\|DYNAMIC'; then
+				log "SKIP $name: linked, but not statically (see $lg)"
+				echo "not statically linked" >>"$lg"
+				echo "$name skipped not-static" >>"$status_file.tmp"
+				rm -f "$bin.tmp"
+				nskipped=$((nskipped + 1))
+				[ "$req" = required ] && failed_required=1
+				continue
+			fi
+			mv "$bin.tmp" "$bin"
+			# Dependency list for the incremental check (all sources).
+			if (cd "$src/$dir" && "$cc" "${base_cflags[@]}" "${extra_cflags[@]}" "${xarr[@]}" \
+				-M "${srcarr[@]}") >"$dep" 2>/dev/null; then
+				printf '%s\n' "$cmdstr" >"$cmdfile"
+			else
+				rm -f "$dep" "$cmdfile"
+			fi
+			log "built $name"
+			echo "$name built" >>"$status_file.tmp"
+			nbuilt=$((nbuilt + 1))
+		else
+			rm -f "$bin.tmp" "$cmdfile"
+			local why=compile-or-link-error
+			if grep -q 'cannot find -l' "$lg"; then
+				why="static-library-missing($(grep -o 'cannot find -l[^ :]*' "$lg" | sort -u | tr '\n' ' ' | sed 's/ $//;s/ /,/g'))"
+			fi
+			log "SKIP $name: $why; last lines of $lg:"
+			tail -n 15 "$lg" | sed 's/^/    /' >&2
+			echo "$name skipped $why" >>"$status_file.tmp"
+			nskipped=$((nskipped + 1))
+			[ "$req" = required ] && failed_required=1
+		fi
+	done
+	mv "$status_file.tmp" "$status_file"
+
+	# --- in-guest runner ----------------------------------------------------
+	if [ -f "$runner" ]; then
+		install -m 0755 "$runner" "$out/run-selftests.sh"
+	else
+		log "WARNING: runner $runner not found, not copied"
+	fi
+
+	log "done in $(( $(date +%s) - t_start ))s: $nbuilt built, $nuptodate up to date, $nskipped skipped (see $status_file)"
+	if [ "$failed_required" -ne 0 ]; then
+		log "ERROR: a required program could not be built"
+		exit 1
+	fi
+}
+
+main "$@"

@@ -1,0 +1,19 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# build.sh SRC BUILD_DIR [FRAGMENT...]
+# Configure (when fragments are given) and build bzImage and modules
+# out of tree (O=BUILD_DIR), incrementally, with ccache when available.
+. "$(dirname "$0")/lib.sh"
+
+if [ $# -lt 2 ] || [ "$1" = --help ]; then
+	echo "usage: $0 SRC BUILD_DIR [FRAGMENT...]" >&2
+	exit 2
+fi
+src=$1 out=$2; shift 2
+if [ $# -gt 0 ]; then
+	"$TOP/scripts/config.sh" "$src" "$out" "$@"
+fi
+[ -f "$out/.config" ] || die "$out has no .config; pass config fragments"
+start=$(date +%s)
+kmake "$out" "$src" -s bzImage modules
+log "built $out/arch/x86/boot/bzImage in $(( $(date +%s) - start ))s"

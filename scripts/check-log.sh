@@ -1,0 +1,37 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# check-log.sh LOG
+# Fail if the kernel said anything that means a bug: BUG, WARNING, Oops,
+# KASAN/UBSAN/KCSAN reports, lockdep splats, kmemleak suspects, bad page or
+# pte, bad rss counters, RCU stalls, soft lockups, hung tasks, panics.
+# Scans the dmesg the guest dumped at the end and every timestamped kernel
+# line of the console (the latter also covers a guest that died early).
+. "$(dirname "$0")/lib.sh"
+[ $# -eq 1 ] && [ "$1" != --help ] || { echo "usage: $0 LOG" >&2; exit 2; }
+logf=$1
+[ -f "$logf" ] || die "no log $logf"
+
+pat='BUG:|WARNING:|Oops|general protection fault|Kernel panic|KASAN:|UBSAN:|KCSAN:|'
+pat+='possible circular locking|possible recursive locking|inconsistent lock state|'
+pat+='DEBUG_LOCKS_WARN_ON|suspicious RCU usage|lockdep|unreferenced object|'
+pat+='kmemleak: [0-9]+ new suspected|Bad page|bad pte|[Bb]ad rss-counter|'
+pat+='rcu_.* detected stall|self-detected stall|detected stalls on CPUs|soft lockup|'
+pat+='blocked for more than|list_add corruption|list_del corruption|'
+pat+='page_table_check|Unable to handle kernel|invalid opcode:|stack-protector'
+
+kernel_lines() {
+	# dmesg section, plus kernel-timestamped console lines, plus kmemleak
+	# reports (printed by the guest from debugfs).
+	{
+		sed -n '/^==DMESG-BEGIN==$/,/^==DMESG-END==$/p' "$logf"
+		grep -aE '^\[ *[0-9]+\.[0-9]+\]' "$logf" || true
+		grep -aE '^unreferenced object' "$logf" || true
+	} | tr -d '\r'
+}
+hits=$(kernel_lines | grep -aE "$pat" | grep -avE 'lockdep: (Dependency|Lock) |"lockdep_' | sort -u || true)
+if [ -n "$hits" ]; then
+	echo "check-log: kernel reported problems in $logf:" >&2
+	echo "$hits" | head -n 40 >&2
+	exit 1
+fi
+log "check-log: $logf clean"

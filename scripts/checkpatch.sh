@@ -1,0 +1,48 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# checkpatch.sh [PATCH...]
+# Patch hygiene for every patch in ./series (or the ones given):
+#   - scripts/checkpatch.pl --strict of the base tree, clean; exceptions only
+#     as listed, with a reason, in ci/checkpatch-exceptions
+#   - a subject of the form "area/sub: summary" (e.g. "mm/hmm: ...")
+#   - a body of at least 3 lines saying why, and a Signed-off-by
+. "$(dirname "$0")/lib.sh"
+case "${1:-}" in -h|--help) sed -n '3,9p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;; esac
+ensure_tree
+exc=$TOP/ci/checkpatch-exceptions
+
+if [ $# -gt 0 ]; then
+	patches=("$@")
+else
+	mapfile -t patches < <(series_patches | sed "s|^|$TOP/patches/|")
+fi
+bad=0 n=0
+for p in "${patches[@]}"; do
+	b=$(basename "$p")
+	n=$((n + 1))
+	ign=$(awk -v f="$b" '$1 == f { printf "%s,", $2 }' "$exc" 2>/dev/null)
+	# checkpatch reads the tree for some checks: run it from the base tree.
+	if ! out=$(cd "$KTREE" && perl scripts/checkpatch.pl --strict --show-types \
+			--no-summary --quiet ${ign:+--ignore "${ign%,}"} "$p" 2>&1); then
+		printf 'checkpatch: %s:\n%s\n' "$b" "$out" >&2
+		bad=$((bad + 1))
+	elif [ -n "$out" ]; then
+		printf 'checkpatch: %s:\n%s\n' "$b" "$out" >&2
+		bad=$((bad + 1))
+	fi
+	subj=$(sed -n 's/^Subject: \(\[PATCH[^]]*\] \)\{0,1\}//p' "$p" | head -n1)
+	if ! [[ $subj =~ ^[a-zA-Z0-9_.,/\ -]+:\ [^\ ] ]]; then
+		echo "checkpatch: $b: subject '$subj' is not 'area/sub: summary'" >&2
+		bad=$((bad + 1))
+	fi
+	# Commit message body: between the blank line after the headers and '---'.
+	body=$(awk 'h && /^---$/ { exit } h { print } /^$/ && !h { h = 1 }' "$p")
+	if [ "$(printf '%s\n' "$body" | grep -cvE '^[[:space:]]*$|^[A-Za-z-]+-by:|^Cc:|^Link:')" -lt 3 ]; then
+		echo "checkpatch: $b: commit message body too short (say why, not only what)" >&2
+		bad=$((bad + 1))
+	fi
+	printf '%s\n' "$body" | grep -q '^Signed-off-by: .* <.*@.*>$' ||
+		{ echo "checkpatch: $b: no Signed-off-by" >&2; bad=$((bad + 1)); }
+done
+[ $bad -eq 0 ] || die "patch hygiene: $bad problem(s) in $n patch(es)"
+log "checkpatch: $n patch(es) clean (checkpatch --strict, subject, body, Signed-off-by)"

@@ -1,0 +1,45 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# export.sh [REV]
+# Developer loop, step 2: regenerate patches/ and series from the commits
+# hmm/base..REV of the kernel tree (REV defaults to the hmm/series branch).
+# The output carries no dates of export, commit ids or tool versions, so
+# exporting an unchanged import is byte-identical.
+. "$(dirname "$0")/lib.sh"
+
+case "${1:-}" in -h|--help) sed -n '3,7p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;; esac
+rev=${1:-$SERIES_BRANCH}
+ensure_tree
+git -C "$KTREE" rev-parse -q --verify "$rev^{commit}" >/dev/null || die "no revision $rev in $KTREE"
+git -C "$KTREE" merge-base --is-ancestor "$BASE_TAG" "$rev" || die "$rev does not contain $BASE_TAG"
+
+# Debian's top-level .gitignore hides new files: refuse to export while any
+# untracked file (ignored or not) exists, since it may be a forgotten 'git add -f'.
+untracked=$(git -C "$KTREE" ls-files --others --directory | head -n 20)
+[ -z "$untracked" ] || die "untracked files in $KTREE (add new files with 'git add -f', delete the rest):
+$untracked"
+if [ "$(git -C "$KTREE" rev-parse HEAD)" = "$(git -C "$KTREE" rev-parse "$rev")" ]; then
+	[ -z "$(git -C "$KTREE" status --porcelain --untracked-files=no)" ] ||
+		die "uncommitted changes in $KTREE: commit them first"
+fi
+[ -z "$(git -C "$KTREE" rev-list --merges "$BASE_TAG..$rev")" ] || die "merge commits in $BASE_TAG..$rev"
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+git -C "$KTREE" -c diff.noprefix=false -c diff.mnemonicPrefix=false \
+	-c diff.algorithm=myers -c format.signature= -c format.headers= \
+	-c format.coverLetter=false -c format.numbered=false \
+	format-patch -q --no-signature --zero-commit --no-numbered --no-renames \
+	--full-index --no-binary --stat=80 -o "$tmp" "$BASE_TAG..$rev" >/dev/null
+
+rm -f "$TOP"/patches/*.patch
+mkdir -p "$TOP/patches"
+: > "$TOP/series.new"
+for f in "$tmp"/*.patch; do
+	[ -e "$f" ] || break
+	b=$(basename "$f")
+	mv "$f" "$TOP/patches/$b"
+	echo "$b" >> "$TOP/series.new"
+done
+mv "$TOP/series.new" "$TOP/series"
+log "export: $(wc -l < "$TOP/series") patch(es) from $BASE_TAG..$rev into patches/ and series"

@@ -1,0 +1,60 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# import.sh [--force] [--worktree DIR]
+# Developer loop, step 1: make a kernel git tree with the series applied as
+# commits (git am of the files in ./series, in order, onto hmm/base).
+#   default       branch hmm/series in the base tree ($KTREE), checked out
+#   --worktree D  a detached git worktree at D instead (used by the pipeline;
+#                 your own checkout is left alone)
+#   --force       overwrite an existing hmm/series branch
+# Committer identity and dates are fixed, so the same series gives the same
+# commit ids every time.
+. "$(dirname "$0")/lib.sh"
+
+FORCE=0 WT=
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--force) FORCE=1 ;;
+	--worktree) WT=$2; shift ;;
+	-h|--help) sed -n '3,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	*) die "unknown argument $1 (see --help)" ;;
+	esac
+	shift
+done
+ensure_tree
+
+export GIT_COMMITTER_NAME="hmm-series import" GIT_COMMITTER_EMAIL="hmm-series@localhost"
+export GIT_COMMITTER_DATE="2026-01-01T00:00:00Z"
+
+if [ -n "$WT" ]; then
+	if [ -e "$WT/.git" ]; then
+		git -C "$WT" reset -q --hard
+		git -C "$WT" clean -q -fdx
+		git -C "$WT" am --abort >/dev/null 2>&1 || true
+		git -C "$WT" checkout -q --detach "$BASE_TAG"
+	else
+		rm -rf "$WT"
+		git -C "$KTREE" worktree prune
+		git -C "$KTREE" worktree add -q --detach "$WT" "$BASE_TAG"
+	fi
+	tree=$WT
+else
+	tree=$KTREE
+	[ -z "$(git -C "$tree" status --porcelain --untracked-files=no)" ] ||
+		die "$tree has uncommitted changes; commit or stash them first"
+	if git -C "$tree" rev-parse -q --verify "refs/heads/$SERIES_BRANCH" >/dev/null &&
+	   [ $FORCE = 0 ]; then
+		die "branch $SERIES_BRANCH exists in $tree; run scripts/export.sh to keep its
+commits, then re-run with --force to recreate it from ./series"
+	fi
+	git -C "$tree" checkout -q -B "$SERIES_BRANCH" "$BASE_TAG"
+fi
+
+n=0
+while read -r p; do
+	[ -f "$TOP/patches/$p" ] || die "series names $p, which is not in patches/"
+	git -C "$tree" am -q --whitespace=error-all "$TOP/patches/$p" ||
+		die "git am of $p failed in $tree (see 'git -C $tree am --show-current-patch=diff')"
+	n=$((n + 1))
+done < <(series_patches)
+log "import: $n patch(es) applied in $tree at $(git -C "$tree" rev-parse --short HEAD)"

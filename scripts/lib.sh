@@ -1,0 +1,74 @@
+# SPDX-License-Identifier: GPL-2.0
+# Common definitions for the HMM series scripts. Source it, don't run it.
+#
+# Environment knobs (all optional):
+#   HMM_WORKDIR   cache and build area            (default ~/.cache/hmm-series)
+#   KERNEL_TREE   your own kernel git tree to use instead of Debian's
+#                 linux-source-6.12 (e.g. a linux-stable checkout at v6.12.y)
+#   BASE_REF      with KERNEL_TREE: the commit the series applies to (default HEAD)
+#   JOBS          parallel make jobs               (default: nproc)
+#   QEMU_ACCEL    tcg (default) or kvm
+
+set -euo pipefail
+
+TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+WORKDIR=${HMM_WORKDIR:-$HOME/.cache/hmm-series}
+KTREE=${KERNEL_TREE:-$WORKDIR/linux}
+BASE_TAG=hmm/base
+SERIES_BRANCH=${SERIES_BRANCH:-hmm/series}
+JOBS=${JOBS:-$(nproc)}
+BUILD_ROOT=$WORKDIR/build
+export LC_ALL=C
+
+log()  { printf '==> %s\n' "$*" >&2; }
+warn() { printf '\n!!! WARNING: %s\n\n' "$*" >&2; }
+die()  { printf 'ERROR: %s\n' "$*" >&2; exit 1; }
+
+# need_pkgs PKG...: install the Debian packages that are missing.
+need_pkgs() {
+	local missing=() p
+	for p in "$@"; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||
+			missing+=("$p")
+	done
+	[ ${#missing[@]} -eq 0 ] && return 0
+	[ "$(id -u)" -eq 0 ] || die "missing packages: ${missing[*]} (run as root or install them)"
+	log "installing ${missing[*]}"
+	if [ ! -f "$WORKDIR/.apt-updated" ] ||
+	   [ -n "$(find "$WORKDIR/.apt-updated" -mmin +720 2>/dev/null)" ]; then
+		mkdir -p "$WORKDIR"
+		apt-get update -q >&2 && touch "$WORKDIR/.apt-updated"
+	fi
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
+		"${missing[@]}" >&2
+}
+
+# Everything needed to build and boot the test kernel.
+BUILD_PKGS=(build-essential bc bison flex libelf-dev libssl-dev dwarves ccache
+	    git quilt patchutils sparse cpio xz-utils kmod rsync python3
+	    busybox-static qemu-system-x86 libcap-dev libnuma-dev)
+
+# kmake BUILD_DIR ARGS...: make in the test tree with ccache if present.
+kmake() {
+	local out=$1 src=$2; shift 2
+	local cc=gcc
+	if command -v ccache >/dev/null; then
+		cc="ccache gcc"
+		export CCACHE_DIR=${CCACHE_DIR:-$WORKDIR/ccache}
+		export CCACHE_BASEDIR=$WORKDIR CCACHE_NOHASHDIR=1
+		export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-8G}
+	fi
+	make -C "$src" O="$out" CC="$cc" HOSTCC="$cc" -j"$JOBS" \
+		KBUILD_BUILD_TIMESTAMP='Thu Jan  1 00:00:00 UTC 2026' \
+		KBUILD_BUILD_USER=hmm KBUILD_BUILD_HOST=series "$@"
+}
+
+# series_patches: the patch files in quilt order (comments and blanks dropped).
+series_patches() {
+	sed -e 's/#.*//' -e 's/[[:space:]]*$//' "$TOP/series" | awk 'NF { print $1 }'
+}
+
+ensure_tree() {
+	git -C "$KTREE" rev-parse -q --verify "$BASE_TAG^{commit}" >/dev/null ||
+		die "no base tree at $KTREE (tag $BASE_TAG); run scripts/get-base.sh first"
+}

@@ -1,0 +1,173 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# test.sh [--quick] [--debug] [--suites LIST]
+# The whole test pipeline, from a fresh machine: install what is needed,
+# get the base tree, check patch hygiene, apply the series with quilt and
+# git am (identical trees), build the base and the series kernels, compile
+# the touched files under allmodconfig (W=1, sparse), build every patch in
+# turn, boot both kernels under QEMU and run the suites in ci/suites/, scan
+# the kernel logs and compare the upstream suites' results base vs series.
+# Ends with a table per suite and "N passed, N failed"; exits 1 on failure.
+#   --quick        skip the bisect and allmodconfig checks and the base boot
+#   --debug        also build the debug kernel (configs/debug.config) and
+#                  run every suite on it
+#   --suites LIST  comma-separated suites instead of ci/suites/*
+. "$(dirname "$0")/lib.sh"
+
+QUICK=0 DEBUG=0 SUITES=
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--quick) QUICK=1 ;;
+	--debug) DEBUG=1 ;;
+	--suites) SUITES=$2; shift ;;
+	-h|--help) sed -n '3,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	*) die "unknown argument $1 (see --help)" ;;
+	esac
+	shift
+done
+
+R=$WORKDIR/results/latest
+rm -rf "$R" && mkdir -p "$R"
+RES=$R/results.txt	# KERNEL SUITE TEST STATUS
+: > "$RES"
+WT=$WORKDIR/test-tree
+T0=$(date +%s)
+rec() { echo "$*" >> "$RES"; }
+
+# stage NAME CMD...: run a pipeline step, log to $R/NAME.log, record it.
+stage() {
+	local name=$1 t=$(date +%s); shift
+	log "[$(( t - T0 ))s] $name"
+	if "$@" > "$R/$name.log" 2>&1; then
+		rec pipeline pipeline "$name" PASS
+		return 0
+	fi
+	rec pipeline pipeline "$name" FAIL
+	echo "---- $name failed; last lines of $R/$name.log:" >&2
+	tail -n 40 "$R/$name.log" >&2
+	return 1
+}
+
+suite_list() {
+	if [ -n "$SUITES" ]; then
+		tr ',' '\n' <<<"$SUITES"
+	else
+		sed -e 's/#.*//' "$TOP/ci/suites/$1" | awk 'NF { print $1 }'
+	fi
+}
+
+# boot KERNEL_LABEL BUILD_DIR SUITE_FILE...: initramfs, QEMU, log scan, RESULT lines.
+boot() {
+	local k=$1 out=$2; shift 2
+	local suites
+	suites=$(for f in "$@"; do suite_list "$f"; done | paste -sd, -)
+	[ -n "$suites" ] || { log "no suites for $k"; return 0; }
+	stage "initramfs-$k" "$TOP/scripts/mkinitramfs.sh" "$out" "$R/tests" "$R/initramfs-$k.cpio.gz" || return 1
+	local ok=1
+	stage "boot-$k" "$TOP/scripts/run-qemu.sh" "$out/arch/x86/boot/bzImage" \
+		"$R/initramfs-$k.cpio.gz" "$R/console-$k.log" "$suites" \
+		"${BOOT_TIMEOUT:-2400}" || ok=0
+	stage "kernel-log-$k" "$TOP/scripts/check-log.sh" "$R/console-$k.log" || ok=0
+	grep -a '^RESULT ' "$R/console-$k.log" | tr -d '\r' |
+		awk -v k="$k" '{ print k, $2, $3, $4 }' >> "$RES"
+	[ $ok = 1 ]
+}
+
+summary() {
+	local known=$TOP/ci/known-failures
+	# Known base failures count as xfail wherever they fail.
+	awk 'NR == FNR { if ($0 !~ /^#/ && NF >= 2) kf[$1 " " $2] = 1; next }
+	     { s = $4; if (s == "FAIL" && (($2 " " $3) in kf)) s = "XFAIL"; print $1, $2, $3, s }' \
+		"$known" "$RES" > "$R/final.txt"
+	echo
+	echo "==================== summary ($(( $(date +%s) - T0 ))s) ===================="
+	printf '%-9s %-28s %6s %6s %6s %6s\n' kernel suite passed failed skipped xfail
+	awk '{ k = $1 " " $2; if (!(k in seen)) { seen[k] = 1; order[n++] = k }
+	       c[k, $4]++ }
+	     END { for (i = 0; i < n; i++) { split(order[i], a, " ");
+	           printf "%-9s %-28s %6d %6d %6d %6d\n", a[1], a[2], c[order[i], "PASS"],
+	                  c[order[i], "FAIL"], c[order[i], "SKIP"], c[order[i], "XFAIL"] } }' "$R/final.txt"
+	local p f s x
+	p=$(awk '$4 == "PASS"' "$R/final.txt" | wc -l)
+	f=$(awk '$4 == "FAIL"' "$R/final.txt" | wc -l)
+	s=$(awk '$4 == "SKIP"' "$R/final.txt" | wc -l)
+	x=$(awk '$4 == "XFAIL"' "$R/final.txt" | wc -l)
+	if [ "$f" -gt 0 ]; then
+		echo "failed:"
+		awk '$4 == "FAIL" { print "  " $1, $2, $3 }' "$R/final.txt" | head -n 50
+	fi
+	echo "known base failures (ci/known-failures), not counted as failed: $x"
+	echo "Under TCG only ratios mean anything; logs: $R"
+	echo "$p passed, $f failed, $s skipped"
+	[ "$f" -eq 0 ]
+}
+finish() { summary && exit 0; exit 1; }
+
+# ---------------------------------------------------------------------------
+stage deps need_pkgs "${BUILD_PKGS[@]}" || finish
+stage base-tree "$TOP/scripts/get-base.sh" || finish
+stage checkpatch "$TOP/scripts/checkpatch.sh" || true
+stage import "$TOP/scripts/import.sh" --worktree "$WT" || finish
+HEAD_COMMIT=$(git -C "$WT" rev-parse HEAD)
+NPATCH=$(git -C "$WT" rev-list --count "$BASE_TAG..$HEAD_COMMIT")
+stage apply-check "$TOP/scripts/apply-check.sh" "$WT" || true
+stage config-debug "$TOP/scripts/config.sh" "$WT" "$BUILD_ROOT/debug" \
+	"$TOP/configs/guest.config" "$TOP/configs/hmm.config" "$TOP/configs/debug.config" || true
+
+# Base kernel first (same worktree path, so ccache serves the series build).
+SAME=0
+[ "$(git -C "$WT" rev-parse "$BASE_TAG^{tree}")" = "$(git -C "$WT" rev-parse "$HEAD_COMMIT^{tree}")" ] && SAME=1
+BASE_OK=0
+if [ $QUICK = 0 ] && [ $SAME = 0 ]; then
+	git -C "$WT" checkout -q --detach "$BASE_TAG"
+	stage build-base "$TOP/scripts/build.sh" "$WT" "$BUILD_ROOT/base" "$TOP/configs/guest.config" && BASE_OK=1
+	git -C "$WT" checkout -q --detach "$HEAD_COMMIT"
+fi
+stage build-series "$TOP/scripts/build.sh" "$WT" "$BUILD_ROOT/series" \
+	"$TOP/configs/guest.config" "$TOP/configs/hmm.config" || finish
+stage guest-tests "$TOP/scripts/build-guest-tests.sh" "$WT" "$R/tests" || finish
+if [ $QUICK = 0 ]; then
+	stage check-touched "$TOP/scripts/check-touched.sh" "$WT" || true
+	stage bisect-build "$TOP/scripts/bisect-build.sh" "$WT" || true
+	git -C "$WT" checkout -q --detach "$HEAD_COMMIT"
+fi
+
+boot series "$BUILD_ROOT/series" upstream series || true
+if [ $SAME = 1 ]; then
+	log "the series is empty ($NPATCH patches): the series kernel is the base kernel, booted once"
+elif [ $BASE_OK = 1 ]; then
+	boot base "$BUILD_ROOT/base" upstream || true
+fi
+
+# Upstream suites: base results must be known, series results must equal base.
+cmp_results() {
+	local base=series
+	[ $SAME = 1 ] || base=base
+	awk -v b="$base" '$1 == b && $2 != "pipeline"' "$RES" > "$R/base.res"
+	awk '$1 == "series"' "$RES" > "$R/series.res"
+	local bad=0
+	while read -r _ s t st; do
+		[ "$st" = FAIL ] || continue
+		grep -qE "^$s $t( |$)" "$TOP/ci/known-failures" ||
+			{ echo "base kernel: $s $t fails and is not in ci/known-failures"; bad=1; }
+	done < "$R/base.res"
+	if [ $SAME = 0 ]; then
+		# Every upstream test the base ran must give the same result on the series.
+		if ! diff <(awk '{ print $2, $3, $4 }' "$R/base.res" | sort) \
+			  <(awk 'NR == FNR { u[$2] = 1; next } ($2 in u) { print $2, $3, $4 }' \
+				"$R/base.res" "$R/series.res" | sort); then
+			echo "upstream suites: results differ between base and series (< base, > series)"
+			bad=1
+		fi
+	fi
+	[ $bad = 0 ]
+}
+if [ $QUICK = 0 ] || [ $SAME = 1 ]; then
+	stage compare-base-series cmp_results || true
+fi
+if [ $DEBUG = 1 ]; then
+	stage build-debug "$TOP/scripts/build.sh" "$WT" "$BUILD_ROOT/debug" \
+		"$TOP/configs/guest.config" "$TOP/configs/hmm.config" "$TOP/configs/debug.config" &&
+	boot debug "$BUILD_ROOT/debug" upstream series || true
+fi
+finish
