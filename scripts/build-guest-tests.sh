@@ -268,6 +268,7 @@ EOF
 		done
 		if [ -n "$nosrc" ]; then
 			log "SKIP $name: source not found:$nosrc"
+			rm -f "$out/bin/$name" "$out/obj/$name.d" "$out/obj/$name.cmd"
 			echo "$name skipped source-not-found" >>"$status_file.tmp"
 			nskipped=$((nskipped + 1))
 			[ "$req" = required ] && failed_required=1

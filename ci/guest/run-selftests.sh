@@ -43,6 +43,9 @@
 #   HMM_MODULE_ARGS=          extra modprobe args for test_hmm, e.g.
 #                             "spm_addr_dev0=0x... spm_addr_dev1=0x..." to
 #                             enable the DEVICE_COHERENT fixtures
+#   ZRAM_SWAP_SIZE=256M       size of the zram swap the "swap" setup makes
+#                             (khugepaged's swap tests FAIL without swap;
+#                             needs CONFIG_ZRAM); 0: don't set up swap
 #   KERNEL_LOG_CHECK=1        0: don't scan dmesg for WARNING/BUG per suite
 #   RESULTS_FILE=             also append RESULT/SUMMARY lines to this file
 #   SELFTEST_NO_SETUP=0       1: no system changes at all (no mount,
@@ -58,6 +61,7 @@ DEFAULT_TIMEOUT=${DEFAULT_TIMEOUT:-1800}
 NR_HUGEPAGES=${NR_HUGEPAGES:-}
 HMM_MODULE_ARGS=${HMM_MODULE_ARGS:-}
 KERNEL_LOG_CHECK=${KERNEL_LOG_CHECK:-1}
+ZRAM_SWAP_SIZE=${ZRAM_SWAP_SIZE:-256M}
 RESULTS_FILE=${RESULTS_FILE:-}
 SELFTEST_NO_SETUP=${SELFTEST_NO_SETUP:-0}
 # Testing aid: prefix for the /proc/{meminfo,sys/vm}, /dev/hmm_dmirror*,
@@ -79,7 +83,8 @@ transhuge-stress compaction_test"
 #              uffd (uffd-unit-tests), khugepaged
 #   S_SETUP    space separated: hmm (load test_hmm), hugetlb (reserve
 #              hugetlb pages), thp (drop caches + compact first, like
-#              run_vmtests.sh does for the thp/hugetlb categories)
+#              run_vmtests.sh does for the thp/hugetlb categories), swap
+#              (if no swap is active, swapon a zram device; stays on)
 #   S_RUNS     invocations, one per line: "LABEL ARGS..."; LABEL "-" means
 #              no test name prefix; other labels prefix test names
 #              ("LABEL.name") so that results of invocations stay distinct
@@ -94,7 +99,7 @@ suite_def() {
 	S_NAME_STRIP=
 	case "$1" in
 	hmm-tests)            S_TIMEOUT=1800 S_SETUP="hmm hugetlb" ;;
-	cow)                  S_TIMEOUT=3600 S_SETUP="hugetlb thp" ;;
+	cow)                  S_TIMEOUT=3600 S_SETUP="hugetlb thp swap" ;;
 	mremap_test)          S_TIMEOUT=900 ;;
 	mremap_dontunmap)     S_TIMEOUT=600 ;;
 	ksm_functional_tests) S_TIMEOUT=1800 ;;
@@ -111,7 +116,7 @@ dump -ct -F 0x1 0 19 0x1000" ;;
 	mkdirty)              S_TIMEOUT=900 ;;
 	pagemap_ioctl)        S_TIMEOUT=2400 S_SETUP=hugetlb
 		S_NAME_STRIP=' (count|Extra pages) .*$' ;;
-	khugepaged)           S_TIMEOUT=2400 S_MODE=khugepaged S_SETUP=thp
+	khugepaged)           S_TIMEOUT=2400 S_MODE=khugepaged S_SETUP="thp swap"
 		S_RUNS="-
 s2 -s 2" ;;
 	split_huge_page_test) S_TIMEOUT=1800 S_SETUP=thp ;;
@@ -155,16 +160,15 @@ ensure_mount() { # TYPE DIR
 }
 
 global_setup() {
+	if setup_allowed && [ -z "$SYSROOT" ]; then
+		ensure_mount proc /proc
+		ensure_mount sysfs /sys
+		ensure_mount devtmpfs /dev
+		ensure_mount tmpfs /tmp                  # tmpfile(), WORK_DIR
+		ensure_mount debugfs /sys/kernel/debug   # gup_test, split_huge_pages
+		ensure_mount hugetlbfs /dev/hugepages
+	fi
 	mkdir -p "$WORK_DIR" || { say "cannot create WORK_DIR=$WORK_DIR"; exit 2; }
-	setup_allowed && [ -z "$SYSROOT" ] || return 0
-	ensure_mount proc /proc
-	ensure_mount sysfs /sys
-	ensure_mount devtmpfs /dev
-	ensure_mount tmpfs /tmp
-	ensure_mount debugfs /sys/kernel/debug   # gup_test, split_huge_pages
-	ensure_mount hugetlbfs /dev/hugepages
-	# Tests (gup_longterm, uffd, ...) open /dev/shm-ish tmpfs files via
-	# memfd/tmpfile only, so nothing else is needed.
 }
 
 # --- hugetlb ---------------------------------------------------------------
@@ -213,6 +217,27 @@ setup_thp() {
 	wr 3 "$SYSROOT/proc/sys/vm/drop_caches"
 	wr 1 "$SYSROOT/proc/sys/vm/compact_memory"
 	sleep 1
+}
+
+# --- swap ------------------------------------------------------------------
+setup_swap() {
+	[ "$ZRAM_SWAP_SIZE" = 0 ] && return 0
+	if [ "$(awk 'NR > 1' "$SYSROOT/proc/swaps" 2>/dev/null | wc -l)" -gt 0 ]; then
+		return 0
+	fi
+	[ -e "$SYSROOT/sys/block/zram0" ] || modprobe zram num_devices=1 2>/dev/null
+	if [ ! -e "$SYSROOT/sys/block/zram0" ]; then
+		say "swap: no swap and no zram device (CONFIG_ZRAM): swap tests will fail/skip"
+		return 0
+	fi
+	if wr "$ZRAM_SWAP_SIZE" "$SYSROOT/sys/block/zram0/disksize" &&
+		mkswap "$SYSROOT/dev/zram0" >/dev/null 2>&1 &&
+		swapon "$SYSROOT/dev/zram0"; then
+		say "swap: enabled $ZRAM_SWAP_SIZE zram swap on /dev/zram0"
+	else
+		say "swap: could not set up zram swap: swap tests will fail/skip"
+	fi
+	return 0
 }
 
 # --- hmm -------------------------------------------------------------------
@@ -270,6 +295,7 @@ suite_setup() {
 		hmm) setup_hmm || { SETUP_FAIL=hmm; return 1; } ;;
 		hugetlb) setup_hugetlb ;;
 		thp) setup_thp ;;
+		swap) setup_swap ;;
 		esac
 		SETUP_DONE="$SETUP_DONE $_s"
 	done
@@ -291,17 +317,19 @@ KLOG_PATTERN='WARNING:|BUG:|Oops|general protection fault|kernel BUG at|UBSAN:|K
 
 klog_start() {
 	[ "$KERNEL_LOG_CHECK" = 1 ] && setup_allowed || return 0
-	# Everything already went to the console; start each suite with an
-	# empty ring buffer so that what we grep afterwards belongs to it.
-	dmesg -c >/dev/null 2>&1
+	# Remember where the kernel log stands; what comes after belongs to
+	# this suite. The ring buffer is not cleared: /init dumps all of it at
+	# the end for the host-side scan (scripts/check-log.sh).
+	KLOG_BASE=$(dmesg 2>/dev/null | wc -l)
 }
 
 klog_check() { # SUITE
 	[ "$KERNEL_LOG_CHECK" = 1 ] && setup_allowed || return 0
-	_n=$(dmesg 2>/dev/null | grep -Ec "$KLOG_PATTERN")
+	_new=$(dmesg 2>/dev/null | tail -n +$((${KLOG_BASE:-0} + 1)))
+	_n=$(printf '%s\n' "$_new" | grep -Ec "$KLOG_PATTERN")
 	if [ "${_n:-0}" -gt 0 ]; then
 		say "kernel log of suite $1 has $_n WARNING/BUG lines:"
-		dmesg | grep -E "$KLOG_PATTERN" | head -n 20
+		printf '%s\n' "$_new" | grep -E "$KLOG_PATTERN" | head -n 20
 		emit "$1" __kernel__ FAIL "KERNEL_LOG=$_n"
 	fi
 }
@@ -510,7 +538,9 @@ run_suite() {
 		# keep the banner on its own line after unterminated output
 		[ -n "$(tail -c 1 "$_log" 2>/dev/null)" ] && echo
 		_why=
-		if [ "$_rc" -ge 124 ] && [ "$_el" -ge $((_to - 1)) ]; then
+		# (a program may catch SIGTERM and exit normally, e.g. khugepaged
+		# restores its THP settings and exits 1)
+		if [ "$_rc" != 0 ] && [ "$_el" -ge $((_to - 1)) ]; then
 			_why=TIMEOUT
 		elif [ "$_rc" -gt 128 ]; then
 			_why=SIGNAL=$((_rc - 128))
