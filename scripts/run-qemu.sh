@@ -23,7 +23,7 @@ log "qemu: $accel, $cpu, $mem, suites $suites, timeout ${tmo}s, log $logf"
 start=$(date +%s)
 set +e
 qemu=(qemu-system-x86_64 -machine pc,accel="$accel" -cpu "$cpu"
-	-smp 2 -m "$mem" -nographic -no-reboot -monitor none -serial stdio
+	-smp "${QEMU_SMP:-3}" -m "$mem" -nographic -no-reboot -monitor none -serial stdio
 	-kernel "$kernel" -initrd "$initrd" -append "$append")
 if [ -n "${QEMU_INTERACTIVE:-}" ]; then
 	# e.g. QEMU_INTERACTIVE=1 run-qemu.sh ... shell: console on this terminal
