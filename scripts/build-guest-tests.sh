@@ -109,8 +109,9 @@ PROGRAMS=(
 	"split_huge_page_test |$MM|split_huge_page_test.c $MMLIB       |      |optional|"
 	"transhuge-stress     |$MM|transhuge-stress.c $MMLIB           |      |optional|"
 	"compaction_test      |$MM|compaction_test.c $MMLIB            |      |optional|"
-	# Our own tests go here, e.g.:
-	# "hmm-foo            |tools/testing/selftests/hmm|hmm-foo.c ../mm/vm_util.c||optional|"
+	# The series' own tests (absent from the base tree, so optional here;
+	# ci/suites/series makes a missing one fail on the series kernel).
+	"mmu_notifier_events  |$MM|mmu_notifier_events.c $MMLIB        |      |optional|"
 )
 
 # ---------------------------------------------------------------------------

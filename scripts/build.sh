@@ -10,6 +10,15 @@ if [ $# -lt 2 ] || [ "$1" = --help ]; then
 	exit 2
 fi
 src=$1 out=$2; shift 2
+src=$(cd "$src" && pwd)
+# A build directory belongs to one source tree: its dependency files name
+# that tree's paths. Start afresh if it was used with another one.
+if [ -f "$out/.hmm-src" ] && [ "$(cat "$out/.hmm-src")" != "$src" ]; then
+	log "build: $out was built from $(cat "$out/.hmm-src"); starting afresh"
+	rm -rf "$out"
+fi
+mkdir -p "$out"
+echo "$src" > "$out/.hmm-src"
 if [ $# -gt 0 ]; then
 	"$TOP/scripts/config.sh" "$src" "$out" "$@"
 fi

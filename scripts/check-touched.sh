@@ -34,9 +34,11 @@ out=$BUILD_ROOT/allmod
 res=$WORKDIR/check-touched
 rm -rf "$res" && mkdir -p "$res"
 
-compile_all() { # LABEL
-	local label=$1 f o rc=0
-	if [ ! -f "$out/.config" ] || [ "$out/.config" -ot "$tree/Makefile" ]; then
+# compile_all LABEL: build every touched object in one make (parallel),
+# W=1 and sparse; the log holds all warnings, with source paths.
+compile_all() {
+	local label=$1 f objs=()
+	if [ ! -f "$out/.config" ]; then
 		kmake "$out" "$tree" -s allmodconfig >/dev/null
 		# allmodconfig turns on -Werror; we want the warnings listed, not fatal.
 		"$tree/scripts/config" --file "$out/.config" -d WERROR -d GCC_PLUGINS
@@ -45,42 +47,37 @@ compile_all() { # LABEL
 	kmake "$out" "$tree" -s prepare >/dev/null 2>"$res/prepare-$label.log" ||
 		{ cat "$res/prepare-$label.log" >&2; die "allmodconfig prepare failed ($label)"; }
 	for f in "${files[@]}"; do
-		o=$(obj_of "$f")
-		if [ "$label" = base ] && ! git -C "$tree" cat-file -e "$BASE_TAG:$f" 2>/dev/null; then
-			: > "$res/$label-${f//\//_}.log"	# new file: no base warnings
-			continue
-		fi
-		rm -f "$out/$o"
-		if ! kmake "$out" "$tree" W=1 C=2 "$o" >"$res/$label-${f//\//_}.log" 2>&1; then
-			echo "check-touched: $f does not compile at $label:" >&2
-			grep -E 'error' "$res/$label-${f//\//_}.log" | head -n 20 >&2
-			rc=1
-		fi
+		# New files have no base version.
+		[ "$label" = base ] && ! git -C "$tree" cat-file -e "$BASE_TAG:$f" 2>/dev/null && continue
+		objs+=("$(obj_of "$f")")
+		rm -f "$out/$(obj_of "$f")"
 	done
-	return $rc
+	[ ${#objs[@]} -gt 0 ] || { : > "$res/$label.log"; return 0; }
+	kmake "$out" "$tree" -k W=1 C=2 "${objs[@]}" > "$res/$label.log" 2>&1
 }
 
-# Warnings of one file, without line/column numbers, as a sorted multiset.
+# Warnings, without line/column numbers and build-relative prefixes, as a
+# sorted multiset.
 norm() {
-	grep -aE '(warning|error):' "$1" | sed -E 's/:[0-9]+:[0-9]+:/:/; s/:[0-9]+:/:/' | sort || true
+	grep -aE '(warning|error):' "$1" |
+		sed -E "s|^(\.\./)*$(basename "$tree")/||; s|^$tree/||" |
+		sed -E 's/:[0-9]+:[0-9]+:/:/; s/:[0-9]+:/:/' | sort || true
 }
 
 git -C "$tree" checkout -q --detach "$BASE_TAG"
-compile_all base || true	# a base file that fails is reported, not fatal
+compile_all base || true	# a base file that fails is reported below, not fatal
 git -C "$tree" checkout -q --detach "$head"
 rc=0
-compile_all series || rc=1
-
-new=0
-for f in "${files[@]}"; do
-	k=${f//\//_}
-	added=$(comm -13 <(norm "$res/base-$k.log") <(norm "$res/series-$k.log"))
-	if [ -n "$added" ]; then
-		echo "check-touched: new warnings in $f (W=1, sparse):" >&2
-		echo "$added" >&2
-		new=$((new + 1))
-	fi
-done
-[ $new -eq 0 ] && [ $rc -eq 0 ] ||
-	die "check-touched: $new file(s) with new warnings, compile rc=$rc (logs in $res)"
+if ! compile_all series; then
+	echo "check-touched: touched files do not compile at the series head:" >&2
+	grep -aE 'error' "$res/series.log" | head -n 30 >&2
+	rc=1
+fi
+added=$(comm -13 <(norm "$res/base.log") <(norm "$res/series.log"))
+if [ -n "$added" ]; then
+	echo "check-touched: warnings the series adds (W=1, sparse):" >&2
+	echo "$added" >&2
+	rc=1
+fi
+[ $rc -eq 0 ] || die "check-touched: failed (logs in $res)"
 log "check-touched: ${#files[@]} touched .c file(s) compile under allmodconfig with no new W=1/sparse warnings"

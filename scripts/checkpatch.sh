@@ -10,6 +10,10 @@
 case "${1:-}" in -h|--help) sed -n '3,9p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;; esac
 ensure_tree
 exc=$TOP/ci/checkpatch-exceptions
+need_pkgs perl python3-ply python3-git
+# checkpatch's SPDX check runs "python3 scripts/spdxcheck.py", which needs
+# Debian's python3 (with python3-ply and python3-git), not another python3 earlier in PATH.
+export PATH=/usr/bin:/bin:$PATH
 
 if [ $# -gt 0 ]; then
 	patches=("$@")

@@ -46,7 +46,8 @@ need_pkgs() {
 # Everything needed to build and boot the test kernel.
 BUILD_PKGS=(build-essential bc bison flex libelf-dev libssl-dev dwarves ccache
 	    git quilt patchutils sparse cpio xz-utils kmod rsync python3
-	    busybox-static qemu-system-x86 libcap-dev libnuma-dev)
+	    busybox-static qemu-system-x86 libcap-dev libnuma-dev python3-ply python3-git
+	    coccinelle)
 
 # kmake BUILD_DIR ARGS...: make in the test tree with ccache if present.
 kmake() {

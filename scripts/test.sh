@@ -123,11 +123,19 @@ if [ $QUICK = 0 ] && [ $SAME = 0 ]; then
 	stage build-base "$TOP/scripts/build.sh" "$WT" "$BUILD_ROOT/base" "$TOP/configs/guest.config" && BASE_OK=1
 	git -C "$WT" checkout -q --detach "$HEAD_COMMIT"
 fi
+# Seed the series build with the base objects: kbuild tracks dependencies per
+# file and per config symbol, so only what the series changes is rebuilt.
+if [ $BASE_OK = 1 ]; then
+	rm -rf "$BUILD_ROOT/series" && cp -a "$BUILD_ROOT/base" "$BUILD_ROOT/series"
+fi
 stage build-series "$TOP/scripts/build.sh" "$WT" "$BUILD_ROOT/series" \
 	"$TOP/configs/guest.config" "$TOP/configs/hmm.config" || finish
 stage guest-tests "$TOP/scripts/build-guest-tests.sh" "$WT" "$R/tests" || finish
 if [ $QUICK = 0 ]; then
 	stage check-touched "$TOP/scripts/check-touched.sh" "$WT" || true
+	if [ $BASE_OK = 1 ]; then
+		rm -rf "$BUILD_ROOT/bisect" && cp -a "$BUILD_ROOT/base" "$BUILD_ROOT/bisect"
+	fi
 	stage bisect-build "$TOP/scripts/bisect-build.sh" "$WT" || true
 	git -C "$WT" checkout -q --detach "$HEAD_COMMIT"
 fi

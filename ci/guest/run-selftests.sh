@@ -122,6 +122,8 @@ s2 -s 2" ;;
 	split_huge_page_test) S_TIMEOUT=1800 S_SETUP=thp ;;
 	transhuge-stress)     S_TIMEOUT=900 S_SETUP=thp S_OPTIONAL=1 S_RUNS="- -d 20" ;;
 	compaction_test)      S_TIMEOUT=3600 S_OPTIONAL=1 ;;
+	# The series' own tests.
+	mmu_notifier_events)  S_TIMEOUT=1200 S_SETUP="mmn thp swap" ;;
 	*) return 1 ;;
 	esac
 	return 0
@@ -283,6 +285,37 @@ teardown_hmm() {
 	HMM_LOADED=0
 }
 
+# --- mmu_notifier event test module -------------------------------------------
+# lib/test_mmu_notifier.ko, and an ext2 file system on a loop device at
+# /mnt/wb so that the writeback test has a block-backed file to msync().
+MMN_LOADED=0 MMN_WB=
+
+setup_mmn() {
+	if [ ! -c "$SYSROOT/dev/test_mmu_notifier" ]; then
+		modprobe test_mmu_notifier || { say "mmn: cannot load test_mmu_notifier"; return 1; }
+		MMN_LOADED=1
+	fi
+	_img=/tmp/mmn-wb.img
+	mkdir -p /mnt/wb
+	if dd if=/dev/zero of="$_img" bs=1M count=16 2>/dev/null &&
+	   _loop=$(losetup -f) && losetup "$_loop" "$_img" &&
+	   mke2fs -q "$_loop" >/dev/null 2>&1 && mount -t ext2 "$_loop" /mnt/wb; then
+		MMN_WB=$_loop
+	else
+		say "mmn: cannot mount ext2 on a loop device at /mnt/wb"
+		return 1
+	fi
+}
+
+teardown_mmn() {
+	if [ -n "$MMN_WB" ]; then
+		umount /mnt/wb; losetup -d "$MMN_WB"; rm -f /tmp/mmn-wb.img
+		MMN_WB=
+	fi
+	[ "$MMN_LOADED" = 1 ] && { rmmod test_mmu_notifier || say "mmn: warning: could not unload"; }
+	MMN_LOADED=0
+}
+
 # suite_setup: runs each S_SETUP item; on a fatal failure sets SETUP_FAIL
 # to the item's name and returns 1.  SETUP_DONE lists what to undo.
 SETUP_DONE=
@@ -293,6 +326,7 @@ suite_setup() {
 	for _s in $S_SETUP; do
 		case "$_s" in
 		hmm) setup_hmm || { SETUP_FAIL=hmm; return 1; } ;;
+		mmn) setup_mmn || { SETUP_DONE="$SETUP_DONE mmn"; SETUP_FAIL=mmn; return 1; } ;;
 		hugetlb) setup_hugetlb ;;
 		thp) setup_thp ;;
 		swap) setup_swap ;;
@@ -306,6 +340,7 @@ suite_teardown() {
 	for _s in $SETUP_DONE; do
 		case "$_s" in
 		hmm) teardown_hmm ;;
+		mmn) teardown_mmn ;;
 		hugetlb) teardown_hugetlb ;;
 		esac
 	done
