@@ -48,5 +48,7 @@ for p in "${patches[@]}"; do
 	printf '%s\n' "$body" | grep -q '^Signed-off-by: .* <.*@.*>$' ||
 		{ echo "checkpatch: $b: no Signed-off-by" >&2; bad=$((bad + 1)); }
 done
+# checkpatch leaves a CamelCase cache in the tree; it is not ours to keep.
+rm -f "$KTREE"/.checkpatch-camelcase.git.*
 [ $bad -eq 0 ] || die "patch hygiene: $bad problem(s) in $n patch(es)"
 log "checkpatch: $n patch(es) clean (checkpatch --strict, subject, body, Signed-off-by)"

@@ -5,9 +5,21 @@
 # hmm/base..REV of the kernel tree (REV defaults to the hmm/series branch).
 # The output carries no dates of export, commit ids or tool versions, so
 # exporting an unchanged import is byte-identical.
+#   --tree DIR  export from that git tree/worktree instead of the base tree
+#   --out DIR   write DIR/patches and DIR/series instead of this repository's
 . "$(dirname "$0")/lib.sh"
 
-case "${1:-}" in -h|--help) sed -n '3,7p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;; esac
+OUT=$TOP
+while [ $# -gt 0 ]; do
+	case "$1" in
+	-h|--help) sed -n '3,9p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	--tree) KTREE=$2; shift ;;
+	--out) OUT=$2; shift ;;
+	-*) die "unknown option $1 (see --help)" ;;
+	*) break ;;
+	esac
+	shift
+done
 rev=${1:-$SERIES_BRANCH}
 ensure_tree
 git -C "$KTREE" rev-parse -q --verify "$rev^{commit}" >/dev/null || die "no revision $rev in $KTREE"
@@ -32,14 +44,14 @@ git -C "$KTREE" -c diff.noprefix=false -c diff.mnemonicPrefix=false \
 	format-patch -q --no-signature --zero-commit --no-numbered --no-renames \
 	--full-index --no-binary --stat=80 -o "$tmp" "$BASE_TAG..$rev" >/dev/null
 
-rm -f "$TOP"/patches/*.patch
-mkdir -p "$TOP/patches"
-: > "$TOP/series.new"
+mkdir -p "$OUT/patches"
+rm -f "$OUT"/patches/*.patch
+: > "$OUT/series.new"
 for f in "$tmp"/*.patch; do
 	[ -e "$f" ] || break
 	b=$(basename "$f")
-	mv "$f" "$TOP/patches/$b"
-	echo "$b" >> "$TOP/series.new"
+	mv "$f" "$OUT/patches/$b"
+	echo "$b" >> "$OUT/series.new"
 done
-mv "$TOP/series.new" "$TOP/series"
-log "export: $(wc -l < "$TOP/series") patch(es) from $BASE_TAG..$rev into patches/ and series"
+mv "$OUT/series.new" "$OUT/series"
+log "export: $(wc -l < "$OUT/series") patch(es) from $BASE_TAG..$rev into $OUT/patches and $OUT/series"

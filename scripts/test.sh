@@ -111,6 +111,12 @@ stage import "$TOP/scripts/import.sh" --worktree "$WT" || finish
 HEAD_COMMIT=$(git -C "$WT" rev-parse HEAD)
 NPATCH=$(git -C "$WT" rev-list --count "$BASE_TAG..$HEAD_COMMIT")
 stage apply-check "$TOP/scripts/apply-check.sh" "$WT" || true
+# Developer loop: exporting the unchanged import gives the same bytes.
+roundtrip() {
+	rm -rf "$R/export" && "$TOP/scripts/export.sh" --tree "$WT" --out "$R/export" HEAD &&
+	diff -r "$TOP/patches" "$R/export/patches" && diff "$TOP/series" "$R/export/series"
+}
+stage export-roundtrip roundtrip || true
 stage config-debug "$TOP/scripts/config.sh" "$WT" "$BUILD_ROOT/debug" \
 	"$TOP/configs/guest.config" "$TOP/configs/hmm.config" "$TOP/configs/debug.config" || true
 
