@@ -24,10 +24,10 @@ rc=0
 	"$R/console.log" "$suites" 1200 || rc=1
 echo
 echo "---- what the guest did (full log: $R/console.log)"
-sed -n '/^GUEST-BEGIN/,/^==DMESG-BEGIN==/p' "$R/console.log" | grep -av '^==DMESG' |
+sed -n '/^GUEST-BEGIN/,/^==RESULTS-BEGIN==/p' "$R/console.log" | grep -av '^==RESULTS' |
 	grep -aE '^(GUEST|RESULT|DEMO|#  (OK|FAIL|SKIP)|ok |not ok )' | tr -d '\r'
 "$TOP/scripts/check-log.sh" "$R/console.log" || rc=1
-p=$(grep -ac '^RESULT .* PASS' "$R/console.log" || true)
-f=$(grep -ac '^RESULT .* FAIL' "$R/console.log" || true)
+p=$("$TOP/scripts/guest-results.sh" "$R/console.log" | grep -c ' PASS' || true)
+f=$("$TOP/scripts/guest-results.sh" "$R/console.log" | grep -c ' FAIL' || true)
 echo "demo: $p passed, $f failed (kernel $(git -C "$WT" describe --always --tags), $(git -C "$WT" rev-list --count "$BASE_TAG..HEAD") patches)"
 exit $rc

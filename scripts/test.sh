@@ -68,7 +68,7 @@ boot() {
 		"$R/initramfs-$k.cpio.gz" "$R/console-$k.log" "$suites" \
 		"${BOOT_TIMEOUT:-2400}" || ok=0
 	stage "kernel-log-$k" "$TOP/scripts/check-log.sh" "$R/console-$k.log" || ok=0
-	grep -a '^RESULT ' "$R/console-$k.log" | tr -d '\r' |
+	"$TOP/scripts/guest-results.sh" "$R/console-$k.log" |
 		awk -v k="$k" '{ print k, $2, $3, $4 }' >> "$RES"
 	[ $ok = 1 ]
 }
