@@ -3,10 +3,11 @@
 # test.sh [--quick] [--debug] [--suites LIST]
 # The whole test pipeline, from a fresh machine: install what is needed,
 # get the base tree, check patch hygiene, apply the series with quilt and
-# git am (identical trees), build the base and the series kernels, compile
-# the touched files under allmodconfig (W=1, sparse), build every patch in
-# turn, boot both kernels under QEMU and run the suites in ci/suites/, scan
-# the kernel logs and compare the upstream suites' results base vs series.
+# git am (identical trees), run the series' coccinelle rule, build the base
+# and the series kernels, compile the touched files under allmodconfig (W=1,
+# sparse), build every patch in turn, boot both kernels under QEMU, run the
+# suites in ci/suites/, scan the kernel logs and compare the upstream
+# suites' results base vs series.
 # Ends with a table per suite and "N passed, N failed"; exits 1 on failure.
 #   --quick        skip the bisect and allmodconfig checks and the base boot
 #   --debug        also build the debug kernel (configs/debug.config) and
@@ -123,6 +124,9 @@ stage config-debug "$TOP/scripts/config.sh" "$WT" "$BUILD_ROOT/debug" \
 # Base kernel first (same worktree path, so ccache serves the series build).
 SAME=0
 [ "$(git -C "$WT" rev-parse "$BASE_TAG^{tree}")" = "$(git -C "$WT" rev-parse "$HEAD_COMMIT^{tree}")" ] && SAME=1
+# The series' coccinelle switch rule: silent on the series, and it must find
+# amdkfd's incomplete switch on the base (seconds; an empty series has no rule).
+[ $SAME = 1 ] || stage cocci-check "$TOP/scripts/cocci-check.sh" "$WT" || true
 BASE_OK=0
 if [ $QUICK = 0 ] && [ $SAME = 0 ]; then
 	git -C "$WT" checkout -q --detach "$BASE_TAG"
