@@ -31,6 +31,7 @@ OUT_DIR/run-selftests.sh.
 Outputs:
   OUT_DIR/bin/<program>         static x86_64 executables
   OUT_DIR/run-selftests.sh      copy of ci/guest/run-selftests.sh
+  OUT_DIR/run-kunit.sh          copy of ci/guest/run-kunit.sh
   OUT_DIR/build-status.txt      one line per program: "<name> built|skipped [reason]"
   OUT_DIR/logs/<program>.log    compiler output of the last build attempt
 
@@ -112,6 +113,7 @@ PROGRAMS=(
 	# The series' own tests (absent from the base tree, so optional here;
 	# ci/suites/series makes a missing one fail on the series kernel).
 	"mmu_notifier_events  |$MM|mmu_notifier_events.c $MMLIB        |      |optional|"
+	"hmm_dummy_tests      |$MM|hmm_dummy_tests.c $MMLIB            |-lpthread|optional|"
 )
 
 # ---------------------------------------------------------------------------
@@ -337,6 +339,7 @@ EOF
 	else
 		log "WARNING: runner $runner not found, not copied"
 	fi
+	install -m 0755 "$script_dir/../ci/guest/run-kunit.sh" "$out/run-kunit.sh"
 
 	log "done in $(( $(date +%s) - t_start ))s: $nbuilt built, $nuptodate up to date, $nskipped skipped (see $status_file)"
 	if [ "$failed_required" -ne 0 ]; then

@@ -28,7 +28,7 @@ kernel_lines() {
 		grep -aE '^unreferenced object' "$logf" || true
 	} | tr -d '\r'
 }
-hits=$(kernel_lines | grep -aE "$pat" | grep -avE 'lockdep: (Dependency|Lock) |"lockdep_' | sort -u || true)
+hits=$(kernel_lines | grep -aE "$pat" | grep -avE 'lockdep: (Dependency|Lock) |"lockdep_|RCU lockdep checking is enabled' | sort -u || true)
 if [ -n "$hits" ]; then
 	echo "check-log: kernel reported problems in $logf:" >&2
 	echo "$hits" | head -n 40 >&2

@@ -124,6 +124,7 @@ s2 -s 2" ;;
 	compaction_test)      S_TIMEOUT=3600 S_OPTIONAL=1 ;;
 	# The series' own tests.
 	mmu_notifier_events)  S_TIMEOUT=1200 S_SETUP="mmn thp swap" ;;
+	hmm_dummy_tests)      S_TIMEOUT=1800 S_SETUP="dummy thp swap" ;;
 	*) return 1 ;;
 	esac
 	return 0
@@ -307,6 +308,39 @@ setup_mmn() {
 	fi
 }
 
+# hmm_dummy: the series' dummy device, plus the same ext2 file system at
+# /mnt/wb for the disk-file cases. Unloading the module at teardown proves
+# that every mirror was released (a leaked mirror keeps it busy).
+setup_dummy() {
+	if [ ! -c "$SYSROOT/dev/hmm_dummy_device00" ]; then
+		modprobe hmm_dummy || { say "dummy: cannot load hmm_dummy"; return 1; }
+		DUMMY_LOADED=1
+	fi
+	if ! grep -q " /mnt/wb " /proc/mounts; then
+		_img=/tmp/dummy-wb.img
+		mkdir -p /mnt/wb
+		if dd if=/dev/zero of="$_img" bs=1M count=16 2>/dev/null &&
+		   _loop=$(losetup -f) && losetup "$_loop" "$_img" &&
+		   mke2fs -q "$_loop" >/dev/null 2>&1 && mount -t ext2 "$_loop" /mnt/wb; then
+			DUMMY_WB=$_loop
+		else
+			say "dummy: cannot mount ext2 on a loop device at /mnt/wb (disk file cases will skip)"
+		fi
+	fi
+	return 0
+}
+
+teardown_dummy() {
+	if [ -n "$DUMMY_WB" ]; then
+		umount /mnt/wb; losetup -d "$DUMMY_WB"; rm -f /tmp/dummy-wb.img
+		DUMMY_WB=
+	fi
+	if [ "$DUMMY_LOADED" = 1 ] && ! rmmod hmm_dummy; then
+		emit "${_suite:-hmm_dummy}" __teardown__ FAIL "UNLOAD(hmm_dummy busy: a mirror leaked)"
+	fi
+	DUMMY_LOADED=0
+}
+
 teardown_mmn() {
 	if [ -n "$MMN_WB" ]; then
 		umount /mnt/wb; losetup -d "$MMN_WB"; rm -f /tmp/mmn-wb.img
@@ -327,6 +361,7 @@ suite_setup() {
 		case "$_s" in
 		hmm) setup_hmm || { SETUP_FAIL=hmm; return 1; } ;;
 		mmn) setup_mmn || { SETUP_DONE="$SETUP_DONE mmn"; SETUP_FAIL=mmn; return 1; } ;;
+		dummy) setup_dummy || { SETUP_DONE="$SETUP_DONE dummy"; SETUP_FAIL=dummy; return 1; } ;;
 		hugetlb) setup_hugetlb ;;
 		thp) setup_thp ;;
 		swap) setup_swap ;;
@@ -341,6 +376,7 @@ suite_teardown() {
 		case "$_s" in
 		hmm) teardown_hmm ;;
 		mmn) teardown_mmn ;;
+		dummy) teardown_dummy ;;
 		hugetlb) teardown_hugetlb ;;
 		esac
 	done
