@@ -22,7 +22,7 @@
 . "$(dirname "$0")/lib.sh"
 
 usage() { sed -n '3,23p' "$0" | sed 's/^# \{0,1\}//'; }
-ARGS="-s 4,64,256,512 -r 5 -R 2 -H 2 -M 256" BASE= OUT= SRC= TMO=1200 BUILD=
+ARGS="-s 4,64,256,512 -r 5 -R 2 -H 2 -M 256" BASE='' OUT='' SRC='' TMO=1200 BUILD=
 
 # compare BASE.csv SERIES.csv: series/base ratio of every common row
 compare() {
@@ -36,8 +36,8 @@ compare() {
 				r = v[2, k] / v[1, k]
 				# slowdown in % (positive = series slower)
 				s = (hb[k] == 1) ? (1 / r - 1) * 100 : (r - 1) * 100
-				printf "%-40s %9s %12s %12s %8.3f  (series %+.1f%% %s)\n", k, u[k], v[1, k], v[2, k], r,
-				       s, s > 0 ? "slower" : "faster"
+				w = (s > 0) ? "slower" : "faster"
+				printf "%-40s %9s %12s %12s %8.3f  (series %+.1f%% %s)\n", k, u[k], v[1, k], v[2, k], r, s, w
 			}
 		 }' "$1" "$2"
 }

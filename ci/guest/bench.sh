@@ -26,7 +26,7 @@ if [ ! -c /dev/hmm_dummy_device00 ]; then
 	modprobe hmm_dummy 2>/dev/null || echo "bench: no hmm_dummy module: series rows skipped"
 fi
 # devtmpfs creates the nodes asynchronously
-for i in 1 2 3 4 5; do
+for _ in 1 2 3 4 5; do
 	{ lsmod | grep -q '^test_hmm' && [ ! -c /dev/hmm_dmirror0 ]; } ||
 	{ lsmod | grep -q '^hmm_dummy' && [ ! -c /dev/hmm_dummy_device00 ]; } || break
 	sleep 1
