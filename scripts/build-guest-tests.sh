@@ -32,6 +32,9 @@ Outputs:
   OUT_DIR/bin/<program>         static x86_64 executables
   OUT_DIR/run-selftests.sh      copy of ci/guest/run-selftests.sh
   OUT_DIR/run-kunit.sh          copy of ci/guest/run-kunit.sh
+  OUT_DIR/bench/hmm-bench, OUT_DIR/suites/bench
+                                the benchmark and its guest suite hook
+                                (scripts/build-bench.sh; optional)
   OUT_DIR/build-status.txt      one line per program: "<name> built|skipped [reason]"
   OUT_DIR/logs/<program>.log    compiler output of the last build attempt
 
@@ -340,6 +343,11 @@ EOF
 		log "WARNING: runner $runner not found, not copied"
 	fi
 	install -m 0755 "$script_dir/../ci/guest/run-kunit.sh" "$out/run-kunit.sh"
+	# The benchmark (suite "bench", run by scripts/bench.sh; in no CI suite
+	# list). Optional: a failure here does not fail the test build.
+	if ! UAPI_INCLUDE=$uapi "$script_dir/build-bench.sh" "$src" "$out" >"$out/logs/hmm-bench.log" 2>&1; then
+		log "WARNING: hmm-bench did not build (see $out/logs/hmm-bench.log)"
+	fi
 
 	log "done in $(( $(date +%s) - t_start ))s: $nbuilt built, $nuptodate up to date, $nskipped skipped (see $status_file)"
 	if [ "$failed_required" -ne 0 ]; then

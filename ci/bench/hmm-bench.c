@@ -1,0 +1,1007 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * hmm-bench: side-by-side micro benchmarks of the series' HMM mirror
+ * (hmm_dummy, /dev/hmm_dummy_device00) and upstream HMM (lib/test_hmm.c,
+ * /dev/hmm_dmirror0), run in the test guest, in one boot.
+ *
+ * Rows (see Documentation/benchmarks.md of the series repository):
+ *   memcpy                       CPU memcpy of N MiB (the ceiling)
+ *   dev_read_first  ours|upstream 4k|thp   first device read of N MiB of
+ *                                CPU-written anonymous memory (device faults)
+ *   dev_read_second ours|upstream 4k|thp   the same read again (mirrored)
+ *   munmap / mprotect_ro  ours|upstream|none  syscall on a range mirrored
+ *                                by ours, by upstream, or not mirrored
+ *   mirror_table    ours|upstream 4k|thp   Slab growth per mirrored page
+ *   migrate_to_dev, migrate_back_seq, migrate_back_rand  upstream only
+ *                                (ours: n/a, not implemented)
+ *   sys_pagefault, sys_mmap_munmap, sys_fork   no device involved: compare
+ *                                a base kernel with the series kernel
+ *
+ * Each implementation runs in its own forked child, so that only one
+ * mirror (one mmu notifier) is registered on the measured mm.
+ *
+ * Output: a table on stdout between "==BENCH-TABLE-BEGIN==" and
+ * "==BENCH-TABLE-END==", and CSV (-o FILE; also printed between
+ * "==BENCH-CSV-BEGIN==" and "==BENCH-CSV-END==" with -p).
+ *
+ * Under QEMU TCG absolute numbers mean little: compare ratios only.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/ioctl.h>
+#include <sys/klog.h>
+#include <sys/mman.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+
+#include "lib/test_hmm_uapi.h"	/* upstream test_hmm, from the kernel tree */
+#if __has_include(<linux/hmm_dummy.h>)
+#include <linux/hmm_dummy.h>	/* the series' dummy driver */
+#define HAVE_HMM_DUMMY 1
+#else
+#define HAVE_HMM_DUMMY 0
+#endif
+
+#define MiB (1024UL * 1024UL)
+#define PMD_SZ (2 * MiB)
+#define PG 4096UL
+#define MAXREP 32
+#define MAXROWS 512
+
+#define OURS_DEV "/dev/hmm_dummy_device00"
+#define UP_DEV "/dev/hmm_dmirror0"
+
+struct row {
+	char name[32];
+	char impl[12];
+	char backing[8];
+	unsigned long size_mib;
+	char unit[12];
+	int higher_better;
+	int n;
+	double v[MAXREP];
+	char note[96];
+};
+
+static struct row *rows;	/* MAP_SHARED: children fill it in */
+static int *nrows;
+static int reps = 5, reps_big = 3, reps_huge = 2;
+static unsigned long cap_mib = 256;	/* inval/migrate/thp/pagefault sizes */
+static unsigned long sizes[16];
+static int nsizes;
+static int verbose;
+static char *only;		/* comma-separated groups, NULL: all */
+
+static void die(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	fprintf(stderr, "hmm-bench: ");
+	vfprintf(stderr, fmt, ap);
+	fprintf(stderr, " (errno %d: %s)\n", errno, strerror(errno));
+	va_end(ap);
+	exit(1);
+}
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static int reps_for(unsigned long mib)
+{
+	return mib >= 512 ? reps_huge : mib >= 256 ? reps_big : reps;
+}
+
+static int want(const char *group)
+{
+	char buf[256], *s, *save;
+
+	if (!only)
+		return 1;
+	snprintf(buf, sizeof(buf), "%s", only);
+	for (s = strtok_r(buf, ",", &save); s; s = strtok_r(NULL, ",", &save))
+		if (!strcmp(s, group))
+			return 1;
+	return 0;
+}
+
+static struct row *row_get(const char *name, const char *impl,
+			   const char *backing, unsigned long mib,
+			   const char *unit, int higher_better)
+{
+	struct row *r;
+	int i;
+
+	for (i = 0; i < *nrows; i++) {
+		r = &rows[i];
+		if (!strcmp(r->name, name) && !strcmp(r->impl, impl) &&
+		    !strcmp(r->backing, backing) && r->size_mib == mib)
+			return r;
+	}
+	if (*nrows >= MAXROWS)
+		die("too many rows");
+	r = &rows[(*nrows)++];
+	memset(r, 0, sizeof(*r));
+	snprintf(r->name, sizeof(r->name), "%s", name);
+	snprintf(r->impl, sizeof(r->impl), "%s", impl);
+	snprintf(r->backing, sizeof(r->backing), "%s", backing);
+	snprintf(r->unit, sizeof(r->unit), "%s", unit);
+	r->size_mib = mib;
+	r->higher_better = higher_better;
+	return r;
+}
+
+static void add(struct row *r, double v)
+{
+	if (r->n < MAXREP)
+		r->v[r->n++] = v;
+	if (verbose)
+		fprintf(stderr, "  %s %s %s %lu: %.3f %s\n", r->name, r->impl,
+			r->backing, r->size_mib, v, r->unit);
+}
+
+static void note(struct row *r, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (r->note[0])
+		return;		/* first rep's note wins */
+	va_start(ap, fmt);
+	vsnprintf(r->note, sizeof(r->note), fmt, ap);
+	va_end(ap);
+}
+
+static int cmpd(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static void stats(const struct row *r, double *med, double *mn, double *mx)
+{
+	double s[MAXREP];
+	int n = r->n;
+
+	memcpy(s, r->v, n * sizeof(double));
+	qsort(s, n, sizeof(double), cmpd);
+	*mn = s[0];
+	*mx = s[n - 1];
+	*med = n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
+}
+
+/* --- memory helpers ------------------------------------------------------ */
+
+/* N bytes of private anonymous memory, 2 MiB aligned, THP or not. */
+static char *map_anon(unsigned long size, int thp)
+{
+	char *p = mmap(NULL, size + PMD_SZ, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	uintptr_t a;
+
+	if (p == MAP_FAILED)
+		die("mmap %lu", size);
+	a = ((uintptr_t)p + PMD_SZ - 1) & ~(PMD_SZ - 1);
+	if (a > (uintptr_t)p)
+		munmap(p, a - (uintptr_t)p);
+	munmap((char *)a + size, (uintptr_t)p + PMD_SZ - a);
+	if (madvise((void *)a, size, thp ? MADV_HUGEPAGE : MADV_NOHUGEPAGE))
+		die("madvise");
+	return (char *)a;
+}
+
+static void fill(char *p, unsigned long size, unsigned char seed)
+{
+	unsigned long i;
+
+	memset(p, seed, size);
+	for (i = 0; i < size; i += PG)
+		p[i] = (char)(seed + i / PG);
+}
+
+/* kB value of a /proc/meminfo field (-1 if absent). */
+static long meminfo(const char *field)
+{
+	char line[256];
+	size_t l = strlen(field);
+	long v = -1;
+	FILE *f = fopen("/proc/meminfo", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, field, l) && line[l] == ':') {
+			v = strtol(line + l + 1, NULL, 10);
+			break;
+		}
+	fclose(f);
+	return v;
+}
+
+/* AnonHugePages of this process, kB. */
+static long anon_huge_kb(void)
+{
+	char line[256];
+	long v = 0;
+	FILE *f = fopen("/proc/self/smaps_rollup", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, "AnonHugePages:", 14))
+			v = strtol(line + 14, NULL, 10);
+	fclose(f);
+	return v;
+}
+
+/* --- devices --------------------------------------------------------------- */
+
+enum impl { OURS, UPSTREAM };
+static const char *impl_name[] = { "ours", "upstream" };
+
+static int have_dev(enum impl i)
+{
+	if (i == OURS && !HAVE_HMM_DUMMY)
+		return 0;
+	return access(i == OURS ? OURS_DEV : UP_DEV, R_OK | W_OK) == 0;
+}
+
+static int dev_open(enum impl i)
+{
+	int fd = open(i == OURS ? OURS_DEV : UP_DEV, O_RDWR | O_CLOEXEC);
+
+	if (fd < 0)
+		die("open %s", i == OURS ? OURS_DEV : UP_DEV);
+#if HAVE_HMM_DUMMY
+	if (i == OURS && ioctl(fd, HMM_DUMMY_EXPOSE_MM))
+		die("HMM_DUMMY_EXPOSE_MM");
+#endif
+	return fd;
+}
+
+/*
+ * Device read of [p, p + size) into dst, one ioctl. Returns the number of
+ * entries the device had to fault in (ours: nfaulted_sys_pages; upstream:
+ * number of dmirror_fault() calls, each faulting the whole rest).
+ */
+static unsigned long dev_read(enum impl i, int fd, char *p, unsigned long size,
+			      char *dst)
+{
+	int ret;
+
+	if (i == OURS) {
+#if HAVE_HMM_DUMMY
+		struct hmm_dummy_read rd = {
+			.address = (uintptr_t)p, .size = size,
+			.ptr = (uintptr_t)dst,
+		};
+
+		do {
+			ret = ioctl(fd, HMM_DUMMY_READ, &rd);
+		} while (ret && errno == EINTR);
+		if (ret)
+			die("HMM_DUMMY_READ");
+		if (rd.nsys_pages != size / PG)
+			die("HMM_DUMMY_READ read %llu pages of %lu",
+			    (unsigned long long)rd.nsys_pages, size / PG);
+		return rd.nfaulted_sys_pages;
+#endif
+		return 0;
+	} else {
+		struct hmm_dmirror_cmd cmd = {
+			.addr = (uintptr_t)p, .ptr = (uintptr_t)dst,
+			.npages = size / PG,
+		};
+
+		do {
+			ret = ioctl(fd, HMM_DMIRROR_READ, &cmd);
+		} while (ret && errno == EINTR);
+		if (ret)
+			die("HMM_DMIRROR_READ");
+		if (cmd.cpages != size / PG)
+			die("HMM_DMIRROR_READ copied %llu pages of %lu",
+			    (unsigned long long)cmd.cpages, size / PG);
+		return cmd.faults;
+	}
+}
+
+static void check_copy(const char *a, const char *b, unsigned long size)
+{
+	unsigned long i;
+
+	for (i = 0; i < size; i += PG)
+		if (a[i] != b[i] || a[i + PG - 1] != b[i + PG - 1])
+			die("device read returned wrong data at page %lu", i / PG);
+}
+
+/* --- benchmarks ---------------------------------------------------------- */
+
+static unsigned long max_mib(void)
+{
+	unsigned long m = 0;
+
+	for (int s = 0; s < nsizes; s++)
+		if (sizes[s] > m)
+			m = sizes[s];
+	return m;
+}
+
+/*
+ * Destination buffers are THP-backed and written once: faulting them in
+ * 4 KiB at a time is what costs most time under TCG, and they are not
+ * what is measured.
+ */
+static char *dst_buf(unsigned long size)
+{
+	char *p = map_anon(size, 1);
+
+	memset(p, 0, size);
+	return p;
+}
+
+static void bench_memcpy(void)
+{
+	unsigned long max = max_mib() * MiB;
+	char *a = dst_buf(max), *b = dst_buf(max);
+
+	fill(a, max, 1);
+	for (int s = 0; s < nsizes; s++) {
+		unsigned long size = sizes[s] * MiB;
+		struct row *r = row_get("memcpy", "cpu", "thp", sizes[s], "MiB/s", 1);
+
+		memcpy(b, a, size);	/* warm up */
+		for (int k = 0; k < reps_for(sizes[s]); k++) {
+			double t = now();
+
+			memcpy(b, a, size);
+			t = now() - t;
+			add(r, sizes[s] / t);
+		}
+	}
+	munmap(a, max);
+	munmap(b, max);
+}
+
+/* Device read rows and the mirror table cost, in a child per impl. */
+static void bench_dev_read(enum impl i)
+{
+	int fd = dev_open(i);
+	unsigned long maxmib = 0, top = max_mib();
+	char *dst = dst_buf(top * MiB);
+
+	/*
+	 * Mirror table cost first, before this mm freed any table memory the
+	 * slab caches could hand out again: mirror 64 MiB and the largest size,
+	 * 4k and THP, all kept mapped (and mirrored) until the end of the pass;
+	 * Slab growth of /proc/meminfo around each first read.
+	 */
+	for (int s = 0; s < nsizes; s++)
+		if (sizes[s] > maxmib && sizes[s] <= cap_mib)
+			maxmib = sizes[s];
+	{
+		unsigned long msz[2] = { 64, maxmib };
+		char *keep[4] = { 0 };
+		int nk = 0;
+
+		for (int m = 0; m < (maxmib > 64 ? 2 : 1); m++)
+			for (int thp = 0; thp <= 1; thp++) {
+				unsigned long size = msz[m] * MiB;
+				struct row *rm = row_get("mirror_table", impl_name[i],
+							 thp ? "thp" : "4k", msz[m], "B/page", 0);
+				char *p = map_anon(size, thp);
+				long slab0, slab1;
+
+				fill(p, size, 3);
+				slab0 = meminfo("Slab");
+				dev_read(i, fd, p, size, dst);
+				slab1 = meminfo("Slab");
+				add(rm, (slab1 - slab0) * 1024.0 / (size / PG));
+				note(rm, "Slab growth, /proc/meminfo, 1 sample");
+				keep[nk++] = p;
+			}
+		for (int m = 0, k = 0; m < (maxmib > 64 ? 2 : 1); m++)
+			for (int thp = 0; thp <= 1; thp++)
+				munmap(keep[k++], msz[m] * MiB);
+	}
+
+	for (int thp = 0; thp <= 1; thp++) {
+		const char *bk = thp ? "thp" : "4k";
+
+		for (int s = 0; s < nsizes; s++) {
+			unsigned long size = sizes[s] * MiB, mib = sizes[s];
+			struct row *r1, *r2;
+
+			if (thp && mib > cap_mib)
+				continue;
+			r1 = row_get("dev_read_first", impl_name[i], bk, mib, "MiB/s", 1);
+			r2 = row_get("dev_read_second", impl_name[i], bk, mib, "MiB/s", 1);
+
+			for (int k = 0; k < reps_for(mib); k++) {
+				long h0 = anon_huge_kb();
+				char *p = map_anon(size, thp);
+				unsigned long f1, f2;
+				double t;
+
+				fill(p, size, (unsigned char)(k + 3));
+				h0 = anon_huge_kb() - h0;
+				t = now();
+				f1 = dev_read(i, fd, p, size, dst);
+				t = now() - t;
+				add(r1, mib / t);
+				if (k == 0)
+					check_copy(p, dst, size);
+				t = now();
+				f2 = dev_read(i, fd, p, size, dst);
+				t = now() - t;
+				add(r2, mib / t);
+				note(r1, "%s=%lu thp=%ld%%", i == OURS ? "faulted_pages" :
+				     "fault_calls", f1, h0 * 100 / (long)(size / 1024));
+				note(r2, "%s=%lu", i == OURS ? "faulted_pages" : "fault_calls", f2);
+				munmap(p, size);
+			}
+		}
+	}
+	munmap(dst, top * MiB);
+	close(fd);
+}
+
+/* munmap / mprotect(PROT_READ) of a range mirrored by impl (-1: none). */
+static void bench_inval(int i)
+{
+	const char *in = i < 0 ? "none" : impl_name[i];
+	int fd = i < 0 ? -1 : dev_open(i);
+
+	for (int s = 0; s < nsizes; s++) {
+		unsigned long size = sizes[s] * MiB, mib = sizes[s];
+		char *dst;
+		struct row *ru, *rp;
+
+		if (mib > cap_mib)
+			continue;
+		dst = dst_buf(size);
+		ru = row_get("munmap", in, "4k", mib, "us", 0);
+		rp = row_get("mprotect_ro", in, "4k", mib, "us", 0);
+		for (int k = 0; k < reps_for(mib); k++) {
+			for (int op = 0; op < 2; op++) {
+				char *p = map_anon(size, 0);
+				double t;
+
+				fill(p, size, 5);
+				/* unmirrored: the CPU reads it instead, same page history */
+				if (i >= 0)
+					dev_read(i, fd, p, size, dst);
+				else
+					memcpy(dst, p, size);
+				t = now();
+				if (op == 0 ? munmap(p, size) : mprotect(p, size, PROT_READ))
+					die(op == 0 ? "munmap" : "mprotect");
+				t = now() - t;
+				add(op == 0 ? ru : rp, t * 1e6);
+				if (op == 1)
+					munmap(p, size);
+			}
+		}
+		munmap(dst, size);
+	}
+	if (fd >= 0)
+		close(fd);
+}
+
+static uint64_t rnd_state = 88172645463325252ULL;
+static uint64_t rnd(void)
+{
+	rnd_state ^= rnd_state << 13;
+	rnd_state ^= rnd_state >> 7;
+	rnd_state ^= rnd_state << 17;
+	return rnd_state;
+}
+
+/* Upstream migration to device memory, and back by CPU touch. */
+static void bench_migrate(void)
+{
+	int fd = dev_open(UPSTREAM);
+
+	for (int s = 0; s < nsizes; s++) {
+		unsigned long size = sizes[s] * MiB, mib = sizes[s], np = size / PG;
+		char *dst;
+		unsigned long *order;
+		struct row *rt, *rs, *rr;
+
+		if (mib > cap_mib)
+			continue;
+		dst = dst_buf(size);
+		order = malloc(np * sizeof(*order));
+		rt = row_get("migrate_to_dev", "upstream", "4k", mib, "MiB/s", 1);
+		rs = row_get("migrate_back_seq", "upstream", "4k", mib, "MiB/s", 1);
+		rr = row_get("migrate_back_rand", "upstream", "4k", mib, "MiB/s", 1);
+		if (!order)
+			die("malloc");
+		for (unsigned long j = 0; j < np; j++)
+			order[j] = j;
+		for (unsigned long j = np - 1; j > 0; j--) {
+			unsigned long x = rnd() % (j + 1), tmp = order[j];
+
+			order[j] = order[x];
+			order[x] = tmp;
+		}
+		for (int k = 0; k < reps_for(mib); k++) {
+			for (int rand = 0; rand <= 1; rand++) {
+				struct hmm_dmirror_cmd cmd = {
+					.ptr = (uintptr_t)dst, .npages = np,
+				};
+				char *p = map_anon(size, 0);
+				volatile char sink = 0;
+				double t;
+				int ret;
+
+				fill(p, size, 7);
+				cmd.addr = (uintptr_t)p;
+				t = now();
+				do {
+					ret = ioctl(fd, HMM_DMIRROR_MIGRATE_TO_DEV, &cmd);
+				} while (ret && errno == EINTR);
+				t = now() - t;
+				if (ret)
+					die("HMM_DMIRROR_MIGRATE_TO_DEV");
+				if (cmd.cpages != np)
+					note(rt, "only %llu of %lu pages migrated",
+					     (unsigned long long)cmd.cpages, np);
+				if (!rand)
+					add(rt, mib / t);
+				t = now();
+				if (rand)
+					for (unsigned long j = 0; j < np; j++)
+						sink += p[order[j] * PG];
+				else
+					for (unsigned long j = 0; j < np; j++)
+						sink += p[j * PG];
+				t = now() - t;
+				add(rand ? rr : rs, mib / t);
+				(void)sink;
+				munmap(p, size);
+			}
+		}
+		note(rt, "includes test_hmm's copy back to the caller");
+		munmap(dst, size);
+		free(order);
+	}
+	close(fd);
+}
+
+static int ours_migrate_errno(void)
+{
+#if HAVE_HMM_DUMMY
+	int fd = dev_open(OURS);
+	char *p = map_anon(PMD_SZ, 0);
+	struct hmm_dummy_migrate m = { .address = (uintptr_t)p, .size = PMD_SZ };
+	int ret, e;
+
+	fill(p, PMD_SZ, 9);
+	ret = ioctl(fd, HMM_DUMMY_MIGRATE_TO, &m);
+	e = ret ? errno : 0;
+	munmap(p, PMD_SZ);
+	close(fd);
+	return e;
+#else
+	return ENODEV;
+#endif
+}
+
+/* Workloads with no device: base kernel vs series kernel. */
+static void bench_sys(void)
+{
+	for (int s = 0; s < nsizes; s++) {
+		unsigned long size = sizes[s] * MiB, mib = sizes[s];
+		struct row *r;
+
+		if (mib > cap_mib)
+			continue;
+		r = row_get("sys_pagefault", "none", "4k", mib, "MiB/s", 1);
+		for (int k = 0; k < reps_for(mib); k++) {
+			char *p = map_anon(size, 0);
+			double t = now();
+
+			for (unsigned long j = 0; j < size; j += PG)
+				p[j] = 1;
+			t = now() - t;
+			add(r, mib / t);
+			munmap(p, size);
+		}
+	}
+	{
+		struct row *r = row_get("sys_mmap_munmap", "none", "4k", 0, "us/iter", 0);
+		const int iters = 2000;
+
+		note(r, "%d x (mmap 64 KiB, touch 1 page, munmap)", iters);
+		for (int k = 0; k < reps; k++) {
+			double t = now();
+
+			for (int j = 0; j < iters; j++) {
+				char *p = mmap(NULL, 64 * 1024, PROT_READ | PROT_WRITE,
+					       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+				if (p == MAP_FAILED)
+					die("mmap");
+				p[0] = 1;
+				munmap(p, 64 * 1024);
+			}
+			t = now() - t;
+			add(r, t * 1e6 / iters);
+		}
+	}
+	{
+		struct row *r = row_get("sys_fork", "none", "4k", 64, "us/fork", 0);
+		const int iters = 20;
+		char *p = map_anon(64 * MiB, 0);
+
+		fill(p, 64 * MiB, 11);
+		note(r, "%d x (fork, child _exit, wait) with 64 MiB touched", iters);
+		for (int k = 0; k < reps; k++) {
+			double t = now();
+
+			for (int j = 0; j < iters; j++) {
+				pid_t pid = fork();
+
+				if (pid < 0)
+					die("fork");
+				if (!pid)
+					_exit(0);
+				waitpid(pid, NULL, 0);
+			}
+			t = now() - t;
+			add(r, t * 1e6 / iters);
+		}
+		munmap(p, 64 * MiB);
+	}
+}
+
+/* Run fn(arg) in a child (one mirror per mm); die if the child fails. */
+static void in_child(const char *what, void (*fn)(int), int arg)
+{
+	double t = now();
+	int status;
+	pid_t pid;
+
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0)
+		die("fork");
+	if (!pid) {
+		fn(arg);
+		fflush(NULL);
+		_exit(0);
+	}
+	if (waitpid(pid, &status, 0) < 0)
+		die("waitpid");
+	if (!WIFEXITED(status) || WEXITSTATUS(status))
+		fprintf(stderr, "hmm-bench: %s failed (status 0x%x)\n", what, status);
+	fprintf(stderr, "hmm-bench: %s done in %.1fs\n", what, now() - t);
+}
+
+static void c_dev_read(int i) { bench_dev_read(i); }
+static void c_inval(int i) { bench_inval(i); }
+static void c_migrate(int i) { (void)i; bench_migrate(); }
+static void c_memcpy(int i) { (void)i; bench_memcpy(); }
+static void c_sys(int i) { (void)i; bench_sys(); }
+
+/* test_hmm's "added new 256 MB chunk (total N chunks, ...)" lines. */
+static int test_hmm_chunks(void)
+{
+	int len = klogctl(10, NULL, 0), n, chunks = 0;
+	char *buf, *s;
+
+	if (len <= 0)
+		return -1;
+	buf = malloc(len + 1);
+	if (!buf)
+		return -1;
+	n = klogctl(3, buf, len);
+	if (n < 0) {
+		free(buf);
+		return -1;
+	}
+	buf[n] = 0;
+	for (s = buf; (s = strstr(s, "added new 256 MB chunk")); s++)
+		chunks++;
+	free(buf);
+	return chunks;
+}
+
+/* --- output ---------------------------------------------------------------- */
+
+static const char *fmt_num(char *b, size_t n, double v)
+{
+	if (v >= 100 || v <= -100)
+		snprintf(b, n, "%.0f", v);
+	else if (v >= 10 || v <= -10)
+		snprintf(b, n, "%.1f", v);
+	else
+		snprintf(b, n, "%.2f", v);
+	return b;
+}
+
+static struct row *find(const char *name, const char *impl, const char *bk,
+			unsigned long mib)
+{
+	for (int i = 0; i < *nrows; i++)
+		if (!strcmp(rows[i].name, name) && !strcmp(rows[i].impl, impl) &&
+		    !strcmp(rows[i].backing, bk) && rows[i].size_mib == mib &&
+		    rows[i].n)
+			return &rows[i];
+	return NULL;
+}
+
+static void print_all(FILE *csv, int ours_mig_errno, int chunks_load,
+		      int chunks_end, long load_kb, const char *kernel)
+{
+	static const char *paired[] = {
+		"dev_read_first", "dev_read_second", "mirror_table",
+		"munmap", "mprotect_ro",
+	};
+	char a[32], b[32], c[32], d[32];
+
+	printf("==BENCH-TABLE-BEGIN==\n");
+	printf("hmm-bench on %s: reps %d (%d for >= 256 MiB, %d for >= 512 MiB); median [min..max]\n",
+	       kernel, reps, reps_big, reps_huge);
+	printf("NOTE: under QEMU TCG absolute numbers mean little; only ratios in one boot do.\n");
+	printf("%-18s %-8s %-4s %6s %9s %12s %21s  %s\n", "row", "impl", "bk",
+	       "MiB", "unit", "median", "[min..max]", "note");
+	for (int i = 0; i < *nrows; i++) {
+		struct row *r = &rows[i];
+		double med, mn, mx;
+
+		if (!r->n)
+			continue;
+		stats(r, &med, &mn, &mx);
+		snprintf(d, sizeof(d), "[%s..%s]", fmt_num(a, 16, mn), fmt_num(b, 16, mx));
+		printf("%-18s %-8s %-4s %6lu %9s %12s %21s  %s\n", r->name, r->impl,
+		       r->backing, r->size_mib, r->unit, fmt_num(c, sizeof(c), med), d,
+		       r->note);
+	}
+	/* migration: ours n/a */
+	for (int s = 0; s < nsizes && ours_mig_errno >= 0; s++) {
+		if (sizes[s] > cap_mib)
+			continue;
+		static const char *mig[] = { "migrate_to_dev", "migrate_back_seq",
+					     "migrate_back_rand" };
+		for (int m = 0; m < 3; m++)
+			printf("%-18s %-8s %-4s %6lu %9s %12s %21s  %s\n", mig[m], "ours",
+			       "4k", sizes[s], "MiB/s", "n/a", "",
+			       ours_mig_errno == EOPNOTSUPP ?
+			       "not implemented (MIGRATE_TO: EOPNOTSUPP)" :
+			       "not measured (MIGRATE_TO works now: add ours to bench_migrate)");
+	}
+
+	printf("\nratios ours/upstream of the medians (throughput: >1 ours faster; "
+	       "time and B/page: <1 ours cheaper)\n");
+	printf("%-18s %-4s %6s %10s %10s %8s\n", "row", "bk", "MiB", "ours", "upstream", "ratio");
+	for (unsigned p = 0; p < sizeof(paired) / sizeof(paired[0]); p++)
+		for (int bk = 0; bk < 2; bk++)
+			for (int s = 0; s < nsizes; s++) {
+				struct row *o = find(paired[p], "ours", bk ? "thp" : "4k", sizes[s]);
+				struct row *u = find(paired[p], "upstream", bk ? "thp" : "4k", sizes[s]);
+				struct row *z = find(paired[p], "none", "4k", sizes[s]);
+				double mo, mu, mz, x, y;
+
+				if (!o || !u)
+					continue;
+				stats(o, &mo, &x, &y);
+				stats(u, &mu, &x, &y);
+				printf("%-18s %-4s %6lu %10s %10s %8.2f", paired[p],
+				       bk ? "thp" : "4k", sizes[s], fmt_num(a, 16, mo),
+				       fmt_num(b, 16, mu), mu ? mo / mu : 0);
+				if (z) {
+					stats(z, &mz, &x, &y);
+					printf("   (unmirrored %s; ours/unmirrored %.2f, upstream/unmirrored %.2f)",
+					       fmt_num(c, 16, mz), mz ? mo / mz : 0, mz ? mu / mz : 0);
+				}
+				printf("\n");
+			}
+	/* the fault part: first read minus second read, per MiB */
+	printf("\ndevice fault part = time(first read) - time(second read), ms per MiB (<1 ours cheaper)\n");
+	for (int bk = 0; bk < 2; bk++)
+		for (int s = 0; s < nsizes; s++) {
+			const char *b = bk ? "thp" : "4k";
+			struct row *o1 = find("dev_read_first", "ours", b, sizes[s]);
+			struct row *o2 = find("dev_read_second", "ours", b, sizes[s]);
+			struct row *u1 = find("dev_read_first", "upstream", b, sizes[s]);
+			struct row *u2 = find("dev_read_second", "upstream", b, sizes[s]);
+			double a1, a2, b1, b2, x, y, fo, fu;
+
+			if (!o1 || !o2 || !u1 || !u2)
+				continue;
+			stats(o1, &a1, &x, &y);
+			stats(o2, &a2, &x, &y);
+			stats(u1, &b1, &x, &y);
+			stats(u2, &b2, &x, &y);
+			fo = 1e3 * (1 / a1 - 1 / a2);
+			fu = 1e3 * (1 / b1 - 1 / b2);
+			printf("%-18s %-4s %6lu %10.3f %10.3f %8.2f\n", "dev_fault_part", b,
+			       sizes[s], fo, fu, fu > 0 ? fo / fu : 0);
+		}
+	/* device read vs memcpy ceiling */
+	printf("\ndevice first read as a fraction of the memcpy ceiling (4k)\n");
+	for (int s = 0; s < nsizes; s++) {
+		struct row *m = find("memcpy", "cpu", "thp", sizes[s]);
+		struct row *o = find("dev_read_first", "ours", "4k", sizes[s]);
+		struct row *u = find("dev_read_first", "upstream", "4k", sizes[s]);
+		double mm, mo, mu, x, y;
+
+		if (!m)
+			continue;
+		stats(m, &mm, &x, &y);
+		printf("%6lu MiB: memcpy %s MiB/s", sizes[s], fmt_num(a, 16, mm));
+		if (o) {
+			stats(o, &mo, &x, &y);
+			printf("  ours %.3f", mo / mm);
+		}
+		if (u) {
+			stats(u, &mu, &x, &y);
+			printf("  upstream %.3f", mu / mm);
+		}
+		printf("\n");
+	}
+	printf("\nupstream device memory (test_hmm ZONE_DEVICE chunks of 256 MiB; struct page = 64 B per 4 KiB):\n");
+	if (chunks_load >= 0)
+		printf("  chunks after load: %d (%lu KiB of struct pages), after the run: %d (%lu KiB)\n",
+		       chunks_load, chunks_load * (256 * MiB / PG) * 64 / 1024,
+		       chunks_end, chunks_end * (256 * MiB / PG) * 64 / 1024);
+	else
+		printf("  chunk count unknown (no kernel log access)\n");
+	if (load_kb >= 0)
+		printf("  MemFree drop measured around 'modprobe test_hmm': %ld KiB\n", load_kb);
+	printf("  (plus one system page per device page in use: test_hmm backs device pages with RAM)\n");
+	printf("==BENCH-TABLE-END==\n");
+
+	fprintf(csv, "row,impl,backing,size_mib,unit,median,min,max,reps,higher_is_better,note\n");
+	for (int i = 0; i < *nrows; i++) {
+		struct row *r = &rows[i];
+		double med, mn, mx;
+
+		if (!r->n)
+			continue;
+		stats(r, &med, &mn, &mx);
+		fprintf(csv, "%s,%s,%s,%lu,%s,%.6g,%.6g,%.6g,%d,%d,\"%s\"\n", r->name,
+			r->impl, r->backing, r->size_mib, r->unit, med, mn, mx, r->n,
+			r->higher_better, r->note);
+	}
+	for (int s = 0; s < nsizes && sizes[s] <= cap_mib && ours_mig_errno >= 0; s++)
+		fprintf(csv, "migrate_to_dev,ours,4k,%lu,MiB/s,n/a,n/a,n/a,0,1,\"not implemented\"\n",
+			sizes[s]);
+	fprintf(csv, "upstream_devmem_chunks,upstream,-,256,chunks,%d,%d,%d,1,0,\"after load/after run\"\n",
+		chunks_end, chunks_load, chunks_end);
+	fprintf(csv, "upstream_devmem_memmap,upstream,-,256,KiB,%lu,%lu,%lu,1,0,\"computed 64 B per 4 KiB\"\n",
+		chunks_end * (256 * MiB / PG) * 64 / 1024,
+		chunks_load * (256 * MiB / PG) * 64 / 1024,
+		chunks_end * (256 * MiB / PG) * 64 / 1024);
+	if (load_kb >= 0)
+		fprintf(csv, "upstream_modprobe_memfree_drop,upstream,-,0,KiB,%ld,%ld,%ld,1,0,\"measured\"\n",
+			load_kb, load_kb, load_kb);
+}
+
+static void usage(void)
+{
+	printf("usage: hmm-bench [-s MiB,..] [-r N] [-R N] [-H N] [-M MiB] [-g GROUPS] [-o CSV] [-p] [-v]\n"
+	       "  -s  sizes in MiB (default 4,64,256,512)\n"
+	       "  -r  repetitions (default 5), -R for sizes >= 256 MiB (default 3),\n"
+	       "      -H for sizes >= 512 MiB (default 2)\n"
+	       "  -M  largest size for the THP read, invalidation, migration and\n"
+	       "      page-fault rows (default 256; keeps a TCG run under ~5 min)\n"
+	       "  -g  only these groups: memcpy,read,inval,migrate,sys (default all)\n"
+	       "  -o  CSV output file (default hmm-bench.csv), -p also print it\n"
+	       "  env HMM_BENCH_TESTHMM_LOAD_KB: MemFree drop of loading test_hmm\n"
+	       "Device rows are skipped when %s / %s are absent.\n", OURS_DEV, UP_DEV);
+}
+
+int main(int argc, char **argv)
+{
+	const char *csvpath = "hmm-bench.csv", *e;
+	int opt, print_csv = 0, chunks_load, chunks_end, mig_errno = -1;
+	long load_kb = -1;
+	struct utsname u;
+	char kernel[160];
+	double t0 = now();
+	FILE *csv;
+
+	sizes[0] = 4, sizes[1] = 64, sizes[2] = 256, sizes[3] = 512;
+	nsizes = 4;
+	while ((opt = getopt(argc, argv, "s:r:R:H:M:g:o:pvh")) != -1) {
+		switch (opt) {
+		case 's': {
+			char *s = optarg, *end;
+
+			nsizes = 0;
+			while (*s && nsizes < 16) {
+				sizes[nsizes++] = strtoul(s, &end, 10);
+				s = *end ? end + 1 : end;
+			}
+			break;
+		}
+		case 'r': reps = atoi(optarg); break;
+		case 'R': reps_big = atoi(optarg); break;
+		case 'H': reps_huge = atoi(optarg); break;
+		case 'M': cap_mib = strtoul(optarg, NULL, 10); break;
+		case 'g': only = optarg; break;
+		case 'o': csvpath = optarg; break;
+		case 'p': print_csv = 1; break;
+		case 'v': verbose = 1; break;
+		default: usage(); return opt == 'h' ? 0 : 2;
+		}
+	}
+	if (reps < 1 || reps > MAXREP || reps_big < 1 || reps_big > MAXREP ||
+	    reps_huge < 1 || reps_huge > MAXREP)
+		die("reps must be 1..%d", MAXREP);
+	e = getenv("HMM_BENCH_TESTHMM_LOAD_KB");
+	if (e && *e)
+		load_kb = atol(e);
+	uname(&u);
+	snprintf(kernel, sizeof(kernel), "%s %s", u.release, u.version);
+
+	rows = mmap(NULL, MAXROWS * sizeof(*rows) + 4096, PROT_READ | PROT_WRITE,
+		    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (rows == MAP_FAILED)
+		die("mmap rows");
+	nrows = (int *)(rows + MAXROWS);
+
+	fprintf(stderr, "hmm-bench: kernel %s; ours %s, upstream %s\n", kernel,
+		have_dev(OURS) ? "present" : "absent",
+		have_dev(UPSTREAM) ? "present" : "absent");
+	chunks_load = test_hmm_chunks();
+
+	if (want("memcpy"))
+		in_child("memcpy", c_memcpy, 0);
+	if (want("read")) {
+		if (have_dev(OURS))
+			in_child("device read (ours)", c_dev_read, OURS);
+		if (have_dev(UPSTREAM))
+			in_child("device read (upstream)", c_dev_read, UPSTREAM);
+	}
+	if (want("inval")) {
+		in_child("invalidation (unmirrored)", c_inval, -1);
+		if (have_dev(OURS))
+			in_child("invalidation (ours)", c_inval, OURS);
+		if (have_dev(UPSTREAM))
+			in_child("invalidation (upstream)", c_inval, UPSTREAM);
+	}
+	if (want("migrate")) {
+		if (have_dev(OURS))
+			mig_errno = ours_migrate_errno();
+		if (have_dev(UPSTREAM))
+			in_child("migration (upstream)", c_migrate, 0);
+	}
+	if (want("sys"))
+		in_child("no-device workloads", c_sys, 0);
+	chunks_end = test_hmm_chunks();
+
+	csv = fopen(csvpath, "w");
+	if (!csv)
+		die("open %s", csvpath);
+	print_all(csv, mig_errno, chunks_load, chunks_end, load_kb, kernel);
+	fclose(csv);
+	if (print_csv) {
+		char line[512];
+
+		csv = fopen(csvpath, "r");
+		printf("==BENCH-CSV-BEGIN==\n");
+		while (csv && fgets(line, sizeof(line), csv))
+			fputs(line, stdout);
+		printf("==BENCH-CSV-END==\n");
+		if (csv)
+			fclose(csv);
+	}
+	fprintf(stderr, "hmm-bench: done in %.0fs\n", now() - t0);
+	return 0;
+}

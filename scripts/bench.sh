@@ -1,0 +1,108 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# bench.sh [options] [BUILD_DIR]
+# Boot a kernel under QEMU and run ci/bench/hmm-bench in the guest (suite
+# "bench"): the series' mirror (hmm_dummy) and upstream HMM (test_hmm) side
+# by side in one boot, plus the no-device workloads. The table and the CSV
+# are extracted from the console log into OUT (default results/bench-LABEL-
+# DATE/ of this repository): table.txt, bench.csv, console.log.
+#   BUILD_DIR       an existing O= build dir (bzImage + modules); without it
+#                   the series kernel is built with scripts/build.sh in
+#                   $HMM_WORKDIR/build/bench from $KERNEL_TREE (guest.config
+#                   + hmm.config)
+#   --src TREE      kernel source for the uapi headers (default: the tree the
+#                   build dir was built from, else $KERNEL_TREE)
+#   --base DIR      also boot this base-kernel build dir and print the
+#                   series/base ratios of the no-device rows (sys_*)
+#   --args "ARGS"   hmm-bench arguments (default "-s 4,64,256,512 -r 5 -R 2 -H 2 -M 256")
+#   --out DIR       where to put the results
+#   --timeout S     guest timeout per boot (default 1200)
+#   --compare BASE.csv SERIES.csv   only print the series/base table
+# Under QEMU TCG only ratios measured in one boot mean anything.
+. "$(dirname "$0")/lib.sh"
+
+usage() { sed -n '3,23p' "$0" | sed 's/^# \{0,1\}//'; }
+ARGS="-s 4,64,256,512 -r 5 -R 2 -H 2 -M 256" BASE='' OUT='' SRC='' TMO=1200 BUILD=
+
+# compare BASE.csv SERIES.csv: series/base ratio of every common row
+compare() {
+	awk -F, 'FNR == 1 { f++; next }
+		 { k = $1 "," $2 "," $3 "," $4; v[f, k] = $6; u[k] = $5; hb[k] = $10
+		   if (f == 1) order[n++] = k }
+		 END {
+			printf "%-40s %9s %12s %12s %8s\n", "row,impl,backing,MiB", "unit", "base", "series", "ser/base"
+			for (i = 0; i < n; i++) { k = order[i]
+				if (!((2, k) in v) || v[1, k] + 0 == 0) continue
+				r = v[2, k] / v[1, k]
+				# slowdown in % (positive = series slower)
+				s = (hb[k] == 1) ? (1 / r - 1) * 100 : (r - 1) * 100
+				w = (s > 0) ? "slower" : "faster"
+				printf "%-40s %9s %12s %12s %8.3f  (series %+.1f%% %s)\n", k, u[k], v[1, k], v[2, k], r, s, w
+			}
+		 }' "$1" "$2"
+}
+
+while [ $# -gt 0 ]; do
+	case "$1" in
+	-h|--help) usage; exit 0 ;;
+	--base) BASE=$2; shift ;;
+	--args) ARGS=$2; shift ;;
+	--out) OUT=$2; shift ;;
+	--src) SRC=$2; shift ;;
+	--timeout) TMO=$2; shift ;;
+	--compare) [ $# -eq 3 ] || die "--compare BASE.csv SERIES.csv"; compare "$2" "$3"; exit 0 ;;
+	-*) die "unknown option $1 (see --help)" ;;
+	*) [ -z "$BUILD" ] || die "one BUILD_DIR only"; BUILD=$1 ;;
+	esac
+	shift
+done
+
+if [ -z "$BUILD" ]; then
+	ensure_tree
+	BUILD=$BUILD_ROOT/bench
+	log "no BUILD_DIR: building the kernel of $KTREE in $BUILD"
+	"$TOP/scripts/build.sh" "$KTREE" "$BUILD" "$TOP/configs/guest.config" "$TOP/configs/hmm.config"
+fi
+[ -f "$BUILD/arch/x86/boot/bzImage" ] || die "no $BUILD/arch/x86/boot/bzImage"
+label=$(basename "$BUILD")
+OUT=${OUT:-$TOP/results/bench-$label-$(date +%Y%m%d-%H%M%S)}
+mkdir -p "$OUT"
+OUT=$(cd "$OUT" && pwd)
+
+# run_one BUILD_DIR NAME: initramfs, boot, extract into $OUT/NAME.*
+run_one() {
+	local b=$1 name=$2 src=$SRC tests
+	[ -n "$src" ] || src=$(cat "$b/.hmm-src" 2>/dev/null || echo "$KTREE")
+	tests=$OUT/tests-$name
+	log "bench: $name: kernel $b, headers from $src"
+	"$TOP/scripts/build-bench.sh" "$src" "$tests"
+	echo "$ARGS" > "$tests/bench/args"
+	"$TOP/scripts/mkinitramfs.sh" "$b" "$tests" "$OUT/initramfs-$name.cpio.gz"
+	local rc=0
+	"$TOP/scripts/run-qemu.sh" "$b/arch/x86/boot/bzImage" "$OUT/initramfs-$name.cpio.gz" \
+		"$OUT/console-$name.log" bench "$TMO" || rc=$?
+	tr -d '\r' < "$OUT/console-$name.log" |
+		sed -n '/^==BENCH-TABLE-BEGIN==/,/^==BENCH-TABLE-END==/p' | sed '1d;$d' > "$OUT/table-$name.txt"
+	tr -d '\r' < "$OUT/console-$name.log" |
+		sed -n '/^==BENCH-CSV-BEGIN==/,/^==BENCH-CSV-END==/p' | sed '1d;$d' > "$OUT/bench-$name.csv"
+	rm -f "$OUT/initramfs-$name.cpio.gz"
+	[ -s "$OUT/bench-$name.csv" ] || die "no benchmark output in $OUT/console-$name.log"
+	"$TOP/scripts/check-log.sh" "$OUT/console-$name.log" >/dev/null ||
+		warn "kernel log of the $name boot has warnings: scripts/check-log.sh $OUT/console-$name.log"
+	return $rc
+}
+
+rc=0
+run_one "$BUILD" series || rc=$?
+cat "$OUT/table-series.txt"
+if [ -n "$BASE" ]; then
+	run_one "$BASE" base || rc=$?
+	{
+		echo
+		echo "no-device workloads, series kernel ($BUILD) vs base kernel ($BASE),"
+		echo "two boots (ratios across boots are noisier than within one):"
+		compare "$OUT/bench-base.csv" "$OUT/bench-series.csv" | awk 'NR == 1 || /^sys_|^memcpy|,none,/'
+	} | tee "$OUT/compare.txt"
+fi
+log "results in $OUT"
+exit $rc

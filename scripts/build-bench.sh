@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# build-bench.sh SRC_TREE OUT_DIR
+# Build the HMM benchmark (ci/bench/hmm-bench.c) statically against the uapi
+# headers of the kernel tree SRC_TREE (read-only: "make O=OUT_DIR/hdr
+# headers", or UAPI_INCLUDE=DIR to reuse installed ones, e.g. the ones
+# scripts/build-guest-tests.sh made in its OUT_DIR/hdr/usr/include), into
+#   OUT_DIR/bench/hmm-bench   the program
+#   OUT_DIR/suites/bench      the guest suite hook (ci/guest/bench.sh), run by
+#                             ci/guest/init for the suite "bench"
+# OUT_DIR is a tests directory for scripts/mkinitramfs.sh (it may be the one
+# of build-guest-tests.sh). On a base tree without include/uapi/linux/
+# hmm_dummy.h the program builds without the series' rows.
+set -euo pipefail
+case "${1:-}" in -h|--help) sed -n '3,13p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;; esac
+[ $# -eq 2 ] || { echo "usage: $0 SRC_TREE OUT_DIR (see --help)" >&2; exit 2; }
+TOP=$(cd "$(dirname "$0")/.." && pwd)
+src=$(cd "$1" && pwd -P)
+mkdir -p "$2"
+out=$(cd "$2" && pwd -P)
+case "$out/" in "$src"/*) echo "build-bench: OUT_DIR must not be inside SRC_TREE" >&2; exit 2 ;; esac
+[ -f "$src/lib/test_hmm_uapi.h" ] || { echo "build-bench: $src has no lib/test_hmm_uapi.h" >&2; exit 2; }
+mkdir -p "$out/bench" "$out/suites" "$out/logs"
+if [ -n "${UAPI_INCLUDE:-}" ]; then
+	uapi=$(cd "$UAPI_INCLUDE" && pwd -P)
+else
+	make -s -C "$src" O="$out/hdr" ARCH=x86_64 headers >"$out/logs/bench-headers.log" 2>&1 ||
+		{ cat "$out/logs/bench-headers.log" >&2; echo "build-bench: make headers failed" >&2; exit 1; }
+	uapi=$out/hdr/usr/include
+fi
+${CC:-gcc} -Wall -Wextra -Wno-unused-parameter -O2 -static \
+	-I "$src" -isystem "$uapi" "$TOP/ci/bench/hmm-bench.c" -o "$out/bench/hmm-bench.tmp"
+mv "$out/bench/hmm-bench.tmp" "$out/bench/hmm-bench"
+install -m 0755 "$TOP/ci/guest/bench.sh" "$out/suites/bench"
+if [ -f "$uapi/linux/hmm_dummy.h" ]; then
+	echo "build-bench: built $out/bench/hmm-bench (with the series' hmm_dummy rows)" >&2
+else
+	echo "build-bench: built $out/bench/hmm-bench (no linux/hmm_dummy.h: upstream rows only)" >&2
+fi
