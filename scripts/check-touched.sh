@@ -38,12 +38,12 @@ rm -rf "$res" && mkdir -p "$res"
 # W=1 and sparse; the log holds all warnings, with source paths.
 compile_all() {
 	local label=$1 f objs=()
-	if [ ! -f "$out/.config" ]; then
-		kmake "$out" "$tree" -s allmodconfig >/dev/null
-		# allmodconfig turns on -Werror; we want the warnings listed, not fatal.
-		"$tree/scripts/config" --file "$out/.config" -d WERROR -d GCC_PLUGINS
-		kmake "$out" "$tree" -s olddefconfig >/dev/null
-	fi
+	# allmodconfig of this very tree: the series adds symbols (CONFIG_HMM,
+	# ...) that a base config carried over by syncconfig would leave off.
+	kmake "$out" "$tree" -s allmodconfig >/dev/null
+	# allmodconfig turns on -Werror; we want the warnings listed, not fatal.
+	"$tree/scripts/config" --file "$out/.config" -d WERROR -d GCC_PLUGINS
+	kmake "$out" "$tree" -s olddefconfig >/dev/null
 	kmake "$out" "$tree" -s prepare >/dev/null 2>"$res/prepare-$label.log" ||
 		{ cat "$res/prepare-$label.log" >&2; die "allmodconfig prepare failed ($label)"; }
 	for f in "${files[@]}"; do
