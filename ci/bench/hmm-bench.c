@@ -92,6 +92,17 @@ static void die(const char *fmt, ...)
 	exit(1);
 }
 
+/* ioctl(), restarted when a signal interrupted it. */
+static int ioctl_restart(int fd, unsigned long req, void *arg)
+{
+	int ret;
+
+	do {
+		ret = ioctl(fd, req, arg);
+	} while (ret && errno == EINTR);
+	return ret;
+}
+
 static double now(void)
 {
 	struct timespec ts;
@@ -289,9 +300,7 @@ static unsigned long dev_read(enum impl i, int fd, char *p, unsigned long size,
 			.ptr = (uintptr_t)dst,
 		};
 
-		do {
-			ret = ioctl(fd, HMM_DUMMY_READ, &rd);
-		} while (ret && errno == EINTR);
+		ret = ioctl_restart(fd, HMM_DUMMY_READ, &rd);
 		if (ret)
 			die("HMM_DUMMY_READ");
 		if (rd.nsys_pages != size / PG)
@@ -306,9 +315,7 @@ static unsigned long dev_read(enum impl i, int fd, char *p, unsigned long size,
 			.npages = size / PG,
 		};
 
-		do {
-			ret = ioctl(fd, HMM_DMIRROR_READ, &cmd);
-		} while (ret && errno == EINTR);
+		ret = ioctl_restart(fd, HMM_DMIRROR_READ, &cmd);
 		if (ret)
 			die("HMM_DMIRROR_READ");
 		if (cmd.cpages != size / PG)
@@ -550,9 +557,7 @@ static void bench_migrate(void)
 				fill(p, size, 7);
 				cmd.addr = (uintptr_t)p;
 				t = now();
-				do {
-					ret = ioctl(fd, HMM_DMIRROR_MIGRATE_TO_DEV, &cmd);
-				} while (ret && errno == EINTR);
+				ret = ioctl_restart(fd, HMM_DMIRROR_MIGRATE_TO_DEV, &cmd);
 				t = now() - t;
 				if (ret)
 					die("HMM_DMIRROR_MIGRATE_TO_DEV");

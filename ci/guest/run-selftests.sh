@@ -291,21 +291,31 @@ teardown_hmm() {
 # /mnt/wb so that the writeback test has a block-backed file to msync().
 MMN_LOADED=0 MMN_WB=
 
+# wb_mount NAME: a 16 MiB ext2 file system on a loop device at /mnt/wb, for
+# tests that need a disk file (writeback). Prints the loop device; fails if
+# any step fails. wb_umount NAME LOOP undoes it.
+wb_mount() {
+	_img=/tmp/$1-wb.img
+	mkdir -p /mnt/wb
+	dd if=/dev/zero of="$_img" bs=1M count=16 2>/dev/null &&
+	_loop=$(losetup -f) && losetup "$_loop" "$_img" &&
+	mke2fs -q "$_loop" >/dev/null 2>&1 && mount -t ext2 "$_loop" /mnt/wb &&
+	echo "$_loop"
+}
+
+wb_umount() {
+	umount /mnt/wb; losetup -d "$2"; rm -f "/tmp/$1-wb.img"
+}
+
 setup_mmn() {
 	if [ ! -c "$SYSROOT/dev/test_mmu_notifier" ]; then
 		modprobe test_mmu_notifier || { say "mmn: cannot load test_mmu_notifier"; return 1; }
 		MMN_LOADED=1
 	fi
-	_img=/tmp/mmn-wb.img
-	mkdir -p /mnt/wb
-	if dd if=/dev/zero of="$_img" bs=1M count=16 2>/dev/null &&
-	   _loop=$(losetup -f) && losetup "$_loop" "$_img" &&
-	   mke2fs -q "$_loop" >/dev/null 2>&1 && mount -t ext2 "$_loop" /mnt/wb; then
-		MMN_WB=$_loop
-	else
+	MMN_WB=$(wb_mount mmn) || {
 		say "mmn: cannot mount ext2 on a loop device at /mnt/wb"
 		return 1
-	fi
+	}
 }
 
 # hmm_dummy: the series' dummy device, plus the same ext2 file system at
@@ -317,22 +327,15 @@ setup_dummy() {
 		DUMMY_LOADED=1
 	fi
 	if ! grep -q " /mnt/wb " /proc/mounts; then
-		_img=/tmp/dummy-wb.img
-		mkdir -p /mnt/wb
-		if dd if=/dev/zero of="$_img" bs=1M count=16 2>/dev/null &&
-		   _loop=$(losetup -f) && losetup "$_loop" "$_img" &&
-		   mke2fs -q "$_loop" >/dev/null 2>&1 && mount -t ext2 "$_loop" /mnt/wb; then
-			DUMMY_WB=$_loop
-		else
+		DUMMY_WB=$(wb_mount dummy) ||
 			say "dummy: cannot mount ext2 on a loop device at /mnt/wb (disk file cases will skip)"
-		fi
 	fi
 	return 0
 }
 
 teardown_dummy() {
 	if [ -n "$DUMMY_WB" ]; then
-		umount /mnt/wb; losetup -d "$DUMMY_WB"; rm -f /tmp/dummy-wb.img
+		wb_umount dummy "$DUMMY_WB"
 		DUMMY_WB=
 	fi
 	if [ "$DUMMY_LOADED" = 1 ] && ! rmmod hmm_dummy; then
@@ -343,7 +346,7 @@ teardown_dummy() {
 
 teardown_mmn() {
 	if [ -n "$MMN_WB" ]; then
-		umount /mnt/wb; losetup -d "$MMN_WB"; rm -f /tmp/mmn-wb.img
+		wb_umount mmn "$MMN_WB"
 		MMN_WB=
 	fi
 	[ "$MMN_LOADED" = 1 ] && { rmmod test_mmu_notifier || say "mmn: warning: could not unload"; }
