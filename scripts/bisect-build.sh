@@ -4,8 +4,10 @@
 # Build the test kernel after each patch of the series in turn (the commits
 # hmm/base..HEAD of TREE), so that every patch builds on its own. Uses its
 # own build directory; incremental and ccache'd, so cheap for small patches.
+# Commits that change only Documentation/, tools/testing/,
+# scripts/coccinelle/ or MAINTAINERS are not rebuilt.
 . "$(dirname "$0")/lib.sh"
-[ $# -ge 1 ] && [ "$1" != --help ] || { sed -n '3,7p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
+[ $# -ge 1 ] && [ "$1" != --help ] || { sed -n '3,8p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
 tree=$1; shift
 [ $# -gt 0 ] || set -- "$TOP/configs/guest.config" "$TOP/configs/hmm.config"
 ensure_tree
@@ -17,6 +19,14 @@ for c in "${commits[@]}"; do
 	i=$((i + 1))
 	git -C "$tree" checkout -q --detach "$c"
 	subj=$(git -C "$tree" log -1 --format=%s "$c")
+	# A commit that only touches documentation, selftests or coccinelle
+	# scripts cannot break the kernel build: skip the rebuild. (Selftests
+	# are compiled by the guest-tests stage, at the last commit.)
+	if ! git -C "$tree" diff --name-only "$c^" "$c" |
+		grep -qvE '^(Documentation/|tools/testing/|scripts/coccinelle/|MAINTAINERS$)'; then
+		log "bisect-build: [$i/${#commits[@]}] no kernel source changed: $subj"
+		continue
+	fi
 	# Options introduced later in the series do not exist yet: configure
 	# with the fragments' symbols that this commit knows about.
 	frag=$(mktemp)
