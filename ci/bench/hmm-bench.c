@@ -12,8 +12,11 @@
  *   munmap / mprotect_ro  ours|upstream|none  syscall on a range mirrored
  *                                by ours, by upstream, or not mirrored
  *   mirror_table    ours|upstream 4k|thp   Slab growth per mirrored page
- *   migrate_to_dev, migrate_back_seq, migrate_back_rand  upstream only
- *                                (ours: n/a, not implemented)
+ *   migrate_to_dev  ours|upstream 4k   migration of N MiB to device memory
+ *   migrate_back_seq, migrate_back_rand  ours|upstream 4k   CPU touch of
+ *                                every migrated page, in order / at random
+ *   devmem_struct_page ours|upstream  struct page bytes per device page
+ *                                (by design, not measured)
  *   sys_pagefault, sys_mmap_munmap, sys_fork   no device involved: compare
  *                                a base kernel with the series kernel
  *
@@ -58,6 +61,10 @@
 
 #define OURS_DEV "/dev/hmm_dummy_device00"
 #define UP_DEV "/dev/hmm_dmirror0"
+/* ours' device memory: pool size, statistics of device 0, CPU fault window */
+#define OURS_DEVMEM_MB "/sys/module/hmm_dummy/parameters/devmem_mb"
+#define OURS_STATS "/sys/kernel/debug/hmm_dummy/device0"
+#define OURS_WINDOW "/sys/module/hmm_migrate/parameters/window"
 
 struct row {
 	char name[32];
@@ -73,6 +80,7 @@ struct row {
 
 static struct row *rows;	/* MAP_SHARED: children fill it in */
 static int *nrows;
+static int *ours_mig_err;	/* shared too: errno of ours' first MIGRATE_TO */
 static int reps = 5, reps_big = 3, reps_huge = 2;
 static unsigned long cap_mib = 256;	/* inval/migrate/thp/pagefault sizes */
 static unsigned long sizes[16];
@@ -256,6 +264,55 @@ static long anon_huge_kb(void)
 			v = strtol(line + 14, NULL, 10);
 	fclose(f);
 	return v;
+}
+
+/* A number read from a sysfs parameter file (-1 if absent). */
+static long read_long(const char *path)
+{
+	char line[64];
+	long v = -1;
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		return -1;
+	if (fgets(line, sizeof(line), f))
+		v = strtol(line, NULL, 10);
+	fclose(f);
+	return v;
+}
+
+/* A counter of ours' debugfs statistics ("key value" lines; -1 if absent). */
+static long ours_stat(const char *key)
+{
+	char line[128];
+	size_t l = strlen(key);
+	long v = -1;
+	FILE *f = fopen(OURS_STATS, "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, key, l) && line[l] == ' ') {
+			v = strtol(line + l + 1, NULL, 10);
+			break;
+		}
+	fclose(f);
+	return v;
+}
+
+/* The data fill(p, size, seed) wrote, or die. */
+static void check_fill(const char *p, unsigned long size, unsigned char seed,
+		       const char *what)
+{
+	static char ref[PG];
+	unsigned long i;
+
+	memset(ref, seed, PG);
+	for (i = 0; i < size; i += PG)
+		if (p[i] != (char)(seed + i / PG) || memcmp(p + i + 1, ref + 1, PG - 1)) {
+			errno = 0;
+			die("%s: wrong data at page %lu", what, i / PG);
+		}
 }
 
 /* --- devices --------------------------------------------------------------- */
@@ -516,26 +573,88 @@ static uint64_t rnd(void)
 	return rnd_state;
 }
 
-/* Upstream migration to device memory, and back by CPU touch. */
-static void bench_migrate(void)
+/*
+ * Migrate [p, p + size) to the device's memory, one ioctl: ours
+ * HMM_DUMMY_MIGRATE_TO, upstream HMM_DMIRROR_MIGRATE_TO_DEV (which also
+ * copies the data to dst). Returns the pages migrated, or -errno.
+ */
+static long dev_migrate(enum impl i, int fd, char *p, unsigned long size,
+			char *dst)
 {
-	int fd = dev_open(UPSTREAM);
+	if (i == OURS) {
+#if HAVE_HMM_DUMMY
+		struct hmm_dummy_migrate m = {
+			.address = (uintptr_t)p, .size = size,
+		};
+
+		if (ioctl_restart(fd, HMM_DUMMY_MIGRATE_TO, &m))
+			return -errno;
+		return m.nfaulted_dev_pages;
+#endif
+		return -ENODEV;
+	} else {
+		struct hmm_dmirror_cmd cmd = {
+			.addr = (uintptr_t)p, .ptr = (uintptr_t)dst,
+			.npages = size / PG,
+		};
+
+		if (ioctl_restart(fd, HMM_DMIRROR_MIGRATE_TO_DEV, &cmd))
+			return -errno;
+		return cmd.cpages;
+	}
+}
+
+/*
+ * Note of ours' migrate_back rows: the CPU fault window (sequential row
+ * only) and, from debugfs, the CPU faults and pages migrated back during
+ * the first repetition (counters before the touch: cf0, back0; -1: none).
+ */
+static void ours_back_note(struct row *r, int with_window, long window,
+			   long cf0, long back0)
+{
+	char w[32] = "";
+
+	if (with_window && window >= 0)
+		snprintf(w, sizeof(w), "window=%ld ", window);
+	else if (with_window)
+		snprintf(w, sizeof(w), "window=? ");
+	if (cf0 >= 0 && back0 >= 0)
+		note(r, "%scpu_faults=%ld pages_back=%ld", w,
+		     ours_stat("cpu_faults") - cf0, ours_stat("from_device") - back0);
+	else
+		note(r, "%s(no debugfs counters)", w);
+}
+
+/*
+ * Migration to device memory, and back by CPU touch (one byte of every
+ * page, in order or in a random permutation). Ours: a CPU fault migrates
+ * back up to hmm_migrate's window of pages; upstream: one page per fault.
+ * If ours' very first migration fails, its errno goes to *ours_mig_err and
+ * ours gets no migration rows (print_all() prints n/a rows instead).
+ */
+static void bench_migrate(enum impl i)
+{
+	const char *in = impl_name[i];
+	int fd = dev_open(i), first = 1;
+	long window = i == OURS ? read_long(OURS_WINDOW) : -1;
+	long pool = i == OURS ? read_long(OURS_DEVMEM_MB) : -1;
 
 	for (int s = 0; s < nsizes; s++) {
 		unsigned long size = sizes[s] * MiB, mib = sizes[s], np = size / PG;
-		char *dst;
+		char *dst = NULL;
 		unsigned long *order;
 		struct row *rt, *rs, *rr;
 
 		if (mib > cap_mib)
 			continue;
-		dst = dst_buf(size);
+		if (i == UPSTREAM)
+			dst = dst_buf(size);
 		order = malloc(np * sizeof(*order));
-		rt = row_get("migrate_to_dev", "upstream", "4k", mib, "MiB/s", 1);
-		rs = row_get("migrate_back_seq", "upstream", "4k", mib, "MiB/s", 1);
-		rr = row_get("migrate_back_rand", "upstream", "4k", mib, "MiB/s", 1);
 		if (!order)
 			die("malloc");
+		rt = row_get("migrate_to_dev", in, "4k", mib, "MiB/s", 1);
+		rs = row_get("migrate_back_seq", in, "4k", mib, "MiB/s", 1);
+		rr = row_get("migrate_back_rand", in, "4k", mib, "MiB/s", 1);
 		for (unsigned long j = 0; j < np; j++)
 			order[j] = j;
 		for (unsigned long j = np - 1; j > 0; j--) {
@@ -546,26 +665,39 @@ static void bench_migrate(void)
 		}
 		for (int k = 0; k < reps_for(mib); k++) {
 			for (int rand = 0; rand <= 1; rand++) {
-				struct hmm_dmirror_cmd cmd = {
-					.ptr = (uintptr_t)dst, .npages = np,
-				};
 				char *p = map_anon(size, 0);
 				volatile char sink = 0;
+				long got, cf0 = -1, back0 = -1;
 				double t;
-				int ret;
 
 				fill(p, size, 7);
-				cmd.addr = (uintptr_t)p;
 				t = now();
-				ret = ioctl_restart(fd, HMM_DMIRROR_MIGRATE_TO_DEV, &cmd);
+				got = dev_migrate(i, fd, p, size, dst);
 				t = now() - t;
-				if (ret)
-					die("HMM_DMIRROR_MIGRATE_TO_DEV");
-				if (cmd.cpages != np)
-					note(rt, "only %llu of %lu pages migrated",
-					     (unsigned long long)cmd.cpages, np);
+				if (got < 0) {
+					errno = -got;
+					if (i == OURS && first) {
+						*ours_mig_err = errno;
+						fprintf(stderr, "hmm-bench: HMM_DUMMY_MIGRATE_TO: %s: no migration rows for ours\n",
+							strerror(errno));
+						munmap(p, size);
+						free(order);
+						close(fd);
+						return;
+					}
+					die(i == OURS ? "HMM_DUMMY_MIGRATE_TO" :
+					    "HMM_DMIRROR_MIGRATE_TO_DEV");
+				}
+				first = 0;
+				if ((unsigned long)got != np)
+					note(rt, "only %ld of %lu pages migrated%s", got, np,
+					     i == OURS ? " (pool too small? devmem_mb)" : "");
 				if (!rand)
 					add(rt, mib / t);
+				if (i == OURS && k == 0) {
+					cf0 = ours_stat("cpu_faults");
+					back0 = ours_stat("from_device");
+				}
 				t = now();
 				if (rand)
 					for (unsigned long j = 0; j < np; j++)
@@ -576,33 +708,26 @@ static void bench_migrate(void)
 				t = now() - t;
 				add(rand ? rr : rs, mib / t);
 				(void)sink;
+				if (k == 0) {
+					/* every page back, with its data (fill pattern) */
+					check_fill(p, size, 7, rand ? "migrate_back_rand" :
+						   "migrate_back_seq");
+					if (i == OURS)
+						ours_back_note(rand ? rr : rs, !rand, window,
+							       cf0, back0);
+				}
 				munmap(p, size);
 			}
 		}
-		note(rt, "includes test_hmm's copy back to the caller");
-		munmap(dst, size);
+		if (i == OURS && pool >= 0)
+			note(rt, "pool devmem_mb=%ld", pool);
+		else if (i == UPSTREAM)
+			note(rt, "includes test_hmm's copy back to the caller");
+		if (dst)
+			munmap(dst, size);
 		free(order);
 	}
 	close(fd);
-}
-
-static int ours_migrate_errno(void)
-{
-#if HAVE_HMM_DUMMY
-	int fd = dev_open(OURS);
-	char *p = map_anon(PMD_SZ, 0);
-	struct hmm_dummy_migrate m = { .address = (uintptr_t)p, .size = PMD_SZ };
-	int ret, e;
-
-	fill(p, PMD_SZ, 9);
-	ret = ioctl(fd, HMM_DUMMY_MIGRATE_TO, &m);
-	e = ret ? errno : 0;
-	munmap(p, PMD_SZ);
-	close(fd);
-	return e;
-#else
-	return ENODEV;
-#endif
 }
 
 /* Workloads with no device: base kernel vs series kernel. */
@@ -698,7 +823,7 @@ static void in_child(const char *what, void (*fn)(int), int arg)
 
 static void c_dev_read(int i) { bench_dev_read(i); }
 static void c_inval(int i) { bench_inval(i); }
-static void c_migrate(int i) { (void)i; bench_migrate(); }
+static void c_migrate(int i) { bench_migrate(i); }
 static void c_memcpy(int i) { (void)i; bench_memcpy(); }
 static void c_sys(int i) { (void)i; bench_sys(); }
 
@@ -754,7 +879,8 @@ static void print_all(FILE *csv, int ours_mig_errno, int chunks_load,
 {
 	static const char *paired[] = {
 		"dev_read_first", "dev_read_second", "mirror_table",
-		"munmap", "mprotect_ro",
+		"munmap", "mprotect_ro", "migrate_to_dev", "migrate_back_seq",
+		"migrate_back_rand",
 	};
 	char a[32], b[32], c[32], d[32];
 
@@ -776,18 +902,18 @@ static void print_all(FILE *csv, int ours_mig_errno, int chunks_load,
 		       r->backing, r->size_mib, r->unit, fmt_num(c, sizeof(c), med), d,
 		       r->note);
 	}
-	/* migration: ours n/a */
-	for (int s = 0; s < nsizes && ours_mig_errno >= 0; s++) {
-		if (sizes[s] > cap_mib)
-			continue;
+	/* migration: ours n/a when its first HMM_DUMMY_MIGRATE_TO failed */
+	for (int s = 0; s < nsizes && ours_mig_errno > 0; s++) {
 		static const char *mig[] = { "migrate_to_dev", "migrate_back_seq",
 					     "migrate_back_rand" };
+
+		if (sizes[s] > cap_mib)
+			continue;
 		for (int m = 0; m < 3; m++)
-			printf("%-18s %-8s %-4s %6lu %9s %12s %21s  %s\n", mig[m], "ours",
-			       "4k", sizes[s], "MiB/s", "n/a", "",
-			       ours_mig_errno == EOPNOTSUPP ?
-			       "not implemented (MIGRATE_TO: EOPNOTSUPP)" :
-			       "not measured (MIGRATE_TO works now: add ours to bench_migrate)");
+			printf("%-18s %-8s %-4s %6lu %9s %12s %21s  MIGRATE_TO failed: %s%s\n",
+			       mig[m], "ours", "4k", sizes[s], "MiB/s", "n/a", "",
+			       strerror(ours_mig_errno), ours_mig_errno == EOPNOTSUPP ?
+			       " (devmem_mb=0?)" : "");
 	}
 
 	printf("\nratios ours/upstream of the medians (throughput: >1 ours faster; "
@@ -859,7 +985,17 @@ static void print_all(FILE *csv, int ours_mig_errno, int chunks_load,
 		}
 		printf("\n");
 	}
-	printf("\nupstream device memory (test_hmm ZONE_DEVICE chunks of 256 MiB; struct page = 64 B per 4 KiB):\n");
+	printf("\nstruct page bytes per device page: ours 0 (pool registered without memremap_pages), "
+	       "upstream 64 (test_hmm memremap_pages)\n");
+	{
+		long pool = read_long(OURS_DEVMEM_MB);
+
+		if (pool >= 0)
+			printf("ours device memory: a pool of devmem_mb=%ld MiB of system pages per device, "
+			       "allocated at load; 8 B (page pointer) + 1 bit per device page of "
+			       "driver bookkeeping, no struct page\n", pool);
+	}
+	printf("upstream device memory (test_hmm ZONE_DEVICE chunks of 256 MiB; struct page = 64 B per 4 KiB):\n");
 	if (chunks_load >= 0)
 		printf("  chunks after load: %d (%lu KiB of struct pages), after the run: %d (%lu KiB)\n",
 		       chunks_load, chunks_load * (256 * MiB / PG) * 64 / 1024,
@@ -883,9 +1019,16 @@ static void print_all(FILE *csv, int ours_mig_errno, int chunks_load,
 			r->impl, r->backing, r->size_mib, r->unit, med, mn, mx, r->n,
 			r->higher_better, r->note);
 	}
-	for (int s = 0; s < nsizes && sizes[s] <= cap_mib && ours_mig_errno >= 0; s++)
-		fprintf(csv, "migrate_to_dev,ours,4k,%lu,MiB/s,n/a,n/a,n/a,0,1,\"not implemented\"\n",
-			sizes[s]);
+	for (int s = 0; s < nsizes && ours_mig_errno > 0; s++) {
+		static const char *mig[] = { "migrate_to_dev", "migrate_back_seq",
+					     "migrate_back_rand" };
+
+		if (sizes[s] > cap_mib)
+			continue;
+		for (int m = 0; m < 3; m++)
+			fprintf(csv, "%s,ours,4k,%lu,MiB/s,n/a,n/a,n/a,0,1,\"MIGRATE_TO failed: %s\"\n",
+				mig[m], sizes[s], strerror(ours_mig_errno));
+	}
 	fprintf(csv, "upstream_devmem_chunks,upstream,-,256,chunks,%d,%d,%d,1,0,\"after load/after run\"\n",
 		chunks_end, chunks_load, chunks_end);
 	fprintf(csv, "upstream_devmem_memmap,upstream,-,256,KiB,%lu,%lu,%lu,1,0,\"computed 64 B per 4 KiB\"\n",
@@ -904,7 +1047,8 @@ static void usage(void)
 	       "  -r  repetitions (default 5), -R for sizes >= 256 MiB (default 3),\n"
 	       "      -H for sizes >= 512 MiB (default 2)\n"
 	       "  -M  largest size for the THP read, invalidation, migration and\n"
-	       "      page-fault rows (default 256; keeps a TCG run under ~5 min)\n"
+	       "      page-fault rows (default 256; keeps a TCG run under ~5 min);\n"
+	       "      ours' migration needs hmm_dummy devmem_mb >= the largest such size\n"
 	       "  -g  only these groups: memcpy,read,inval,migrate,sys (default all)\n"
 	       "  -o  CSV output file (default hmm-bench.csv), -p also print it\n"
 	       "  env HMM_BENCH_TESTHMM_LOAD_KB: MemFree drop of loading test_hmm\n"
@@ -914,7 +1058,7 @@ static void usage(void)
 int main(int argc, char **argv)
 {
 	const char *csvpath = "hmm-bench.csv", *e;
-	int opt, print_csv = 0, chunks_load, chunks_end, mig_errno = -1;
+	int opt, print_csv = 0, chunks_load, chunks_end;
 	long load_kb = -1;
 	struct utsname u;
 	char kernel[160];
@@ -960,6 +1104,7 @@ int main(int argc, char **argv)
 	if (rows == MAP_FAILED)
 		die("mmap rows");
 	nrows = (int *)(rows + MAXROWS);
+	ours_mig_err = nrows + 1;
 
 	fprintf(stderr, "hmm-bench: kernel %s; ours %s, upstream %s\n", kernel,
 		have_dev(OURS) ? "present" : "absent",
@@ -983,9 +1128,22 @@ int main(int argc, char **argv)
 	}
 	if (want("migrate")) {
 		if (have_dev(OURS))
-			mig_errno = ours_migrate_errno();
+			in_child("migration (ours)", c_migrate, OURS);
 		if (have_dev(UPSTREAM))
-			in_child("migration (upstream)", c_migrate, 0);
+			in_child("migration (upstream)", c_migrate, UPSTREAM);
+	}
+	/* Memory cost of device memory: by design of each driver, not measured. */
+	if (have_dev(OURS)) {
+		struct row *r = row_get("devmem_struct_page", "ours", "4k", 0, "B/page", 0);
+
+		add(r, 0);
+		note(r, "pool of system pages, no memremap_pages(): no struct page");
+	}
+	if (have_dev(UPSTREAM)) {
+		struct row *r = row_get("devmem_struct_page", "upstream", "4k", 0, "B/page", 0);
+
+		add(r, 64);
+		note(r, "memremap_pages() ZONE_DEVICE memmap: 64 B per 4 KiB");
 	}
 	if (want("sys"))
 		in_child("no-device workloads", c_sys, 0);
@@ -994,7 +1152,7 @@ int main(int argc, char **argv)
 	csv = fopen(csvpath, "w");
 	if (!csv)
 		die("open %s", csvpath);
-	print_all(csv, mig_errno, chunks_load, chunks_end, load_kb, kernel);
+	print_all(csv, *ours_mig_err, chunks_load, chunks_end, load_kb, kernel);
 	fclose(csv);
 	if (print_csv) {
 		char line[512];

@@ -1,8 +1,9 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # Guest suite "bench" (/tests/suites/bench, run by ci/guest/init): loads
-# test_hmm and hmm_dummy when present, runs /tests/bench/hmm-bench and
-# prints its table and CSV between markers for scripts/bench.sh.
+# test_hmm and hmm_dummy (devmem_mb sized for the migration rows) when
+# present, runs /tests/bench/hmm-bench and prints its table and CSV between
+# markers for scripts/bench.sh.
 # Not part of ci/suites/*: run it with scripts/bench.sh.
 # Arguments: /tests/bench/args if present (scripts/bench.sh writes it).
 B=/tests/bench
@@ -22,9 +23,37 @@ if [ ! -c /dev/hmm_dmirror0 ]; then
 		echo "bench: no test_hmm module: upstream rows skipped"
 	fi
 fi
+# hmm_dummy's fake device memory (devmem_mb MiB of system pages per device,
+# 2 devices, allocated at load) must hold the largest migration size: the
+# largest -s size that is <= -M, plus 64 MiB of slack (defaults: 320 MiB,
+# 640 MiB of the guest's 4 GiB).
+devmem_mb() {
+	sz=4,64,256,512 cap=256
+	# shellcheck disable=SC2086 # args is a word list
+	set -- $args
+	while [ $# -gt 0 ]; do
+		case "$1" in
+		-s) sz=${2:-$sz}; shift ;;
+		-s*) sz=${1#-s} ;;
+		-M) cap=${2:-$cap}; shift ;;
+		-M*) cap=${1#-M} ;;
+		esac
+		[ $# -gt 0 ] && shift
+	done
+	m=0
+	for s in $(echo "$sz" | tr , ' '); do
+		[ "$s" -le "$cap" ] 2>/dev/null && [ "$s" -gt "$m" ] && m=$s
+	done
+	echo $((m + 64))
+}
+mb=$(devmem_mb)
 if [ ! -c /dev/hmm_dummy_device00 ]; then
-	modprobe hmm_dummy 2>/dev/null || echo "bench: no hmm_dummy module: series rows skipped"
+	modprobe hmm_dummy devmem_mb="$mb" 2>/dev/null ||
+		echo "bench: no hmm_dummy module (or no $mb MiB of device memory): series rows skipped"
 fi
+have=$(cat /sys/module/hmm_dummy/parameters/devmem_mb 2>/dev/null)
+[ -z "$have" ] || [ "$have" -ge "$mb" ] ||
+	echo "bench: hmm_dummy already loaded with devmem_mb=$have < $mb: ours' large migrations are partial"
 # devtmpfs creates the nodes asynchronously
 for _ in 1 2 3 4 5; do
 	{ lsmod | grep -q '^test_hmm' && [ ! -c /dev/hmm_dmirror0 ]; } ||
