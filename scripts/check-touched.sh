@@ -74,6 +74,18 @@ if ! compile_all series; then
 	rc=1
 fi
 added=$(comm -13 <(norm "$res/base.log") <(norm "$res/series.log"))
+# One sparse false positive is allowed in new functions: 6.12's
+# pte_offset_map_lock() takes rcu_read_lock() inside __pte_offset_map()
+# without a sparse annotation, so every function that maps and unmaps a
+# page table gets "context imbalance in 'f' - unexpected unlock" from
+# rcu_read_unlock() in include/linux/rcupdate.h (34 such functions in the
+# base mm/ files alone). Any other context imbalance still fails.
+pte_rcu="^include/linux/rcupdate.h: warning: context imbalance in '[A-Za-z0-9_]+' - unexpected unlock$"
+if [ -n "$added" ] && echo "$added" | grep -qE "$pte_rcu"; then
+	log "check-touched: ignored (pte_offset_map_lock RCU, see the script):"
+	echo "$added" | grep -E "$pte_rcu" | sed 's/^/    /'
+	added=$(echo "$added" | grep -vE "$pte_rcu" || true)
+fi
 if [ -n "$added" ]; then
 	echo "check-touched: warnings the series adds (W=1, sparse):" >&2
 	echo "$added" >&2

@@ -824,6 +824,95 @@ static void in_child(const char *what, void (*fn)(int), int arg)
 static void c_dev_read(int i) { bench_dev_read(i); }
 static void c_inval(int i) { bench_inval(i); }
 static void c_migrate(int i) { bench_migrate(i); }
+/* Ping-pong control parameters of the series (absent on the base kernel). */
+#define OURS_PP(x) "/sys/module/hmm_migrate/parameters/pingpong_" x
+
+static int write_long(const char *path, long v)
+{
+	FILE *f = fopen(path, "w");
+	int ok;
+
+	if (!f)
+		return 0;
+	ok = fprintf(f, "%ld\n", v) > 0;
+	return !fclose(f) && ok;
+}
+
+#define PP_ROUNDS 16
+
+/*
+ * Ping-pong: one 2 MiB block bounced PP_ROUNDS times: migrate it to the
+ * device, read it with the device, write every page with the CPU. Time per
+ * round, for ours with the ping-pong control (threshold 3, and window and
+ * hold long enough for TCG), ours without (threshold 0), and upstream
+ * (no control). @mode: 0 ours on, 1 ours off, 2 upstream.
+ */
+static void bench_pingpong(int mode)
+{
+	enum impl i = mode == 2 ? UPSTREAM : OURS;
+	const char *in = mode == 0 ? "ours" : mode == 1 ? "ours_off" : "upstream";
+	long thr = -1, win = -1, hold = -1, held0 = -1;
+	unsigned long np = PMD_SZ / PG;
+	int fd = dev_open(i);
+	char *dst = dst_buf(PMD_SZ);
+	struct row *r = row_get("pingpong", in, "4k", 2, "ms/round", 0);
+
+	if (i == OURS) {
+		thr = read_long(OURS_PP("threshold"));
+		win = read_long(OURS_PP("window_ms"));
+		hold = read_long(OURS_PP("hold_ms"));
+		held0 = read_long(OURS_PP("held"));
+		if (thr < 0) {
+			note(r, "no ping-pong control in this kernel");
+		} else if (!write_long(OURS_PP("threshold"), mode == 0 ? 3 : 0) ||
+			   !write_long(OURS_PP("window_ms"), 10000) ||
+			   !write_long(OURS_PP("hold_ms"), 60000)) {
+			die("cannot set %s", OURS_PP("*"));
+		}
+	}
+	for (int k = 0; k < reps; k++) {
+		char *p = map_anon(PMD_SZ, 0);
+		unsigned long migrated = 0;
+		double t;
+
+		fill(p, PMD_SZ, 5);
+		t = now();
+		for (int round = 0; round < PP_ROUNDS; round++) {
+			long n = dev_migrate(i, fd, p, PMD_SZ, dst);
+
+			if (n < 0)
+				die("%s: migrate: %s", in, strerror(-n));
+			migrated += n;
+			dev_read(i, fd, p, PMD_SZ, dst);
+			for (unsigned long j = 0; j < np; j++)
+				p[j * PG] = (char)round;
+		}
+		t = now() - t;
+		add(r, t * 1000 / PP_ROUNDS);
+		if (!k)
+			note(r, "%lu of %lu pages migrated over %d rounds", migrated,
+			     np * PP_ROUNDS, PP_ROUNDS);
+		for (unsigned long j = 0; j < np; j++)
+			if (p[j * PG] != (char)(PP_ROUNDS - 1))
+				die("%s: pingpong: page %lu lost a write", in, j);
+		munmap(p, PMD_SZ);
+		if (i == OURS && thr >= 0) {
+			/* A zero hold ends the hold of this block for the next rep. */
+			write_long(OURS_PP("hold_ms"), 0);
+			write_long(OURS_PP("hold_ms"), 60000);
+		}
+	}
+	if (i == OURS && thr >= 0) {
+		note(r, "%ld holds", read_long(OURS_PP("held")) - held0);
+		write_long(OURS_PP("threshold"), thr);
+		write_long(OURS_PP("window_ms"), win);
+		write_long(OURS_PP("hold_ms"), hold);
+	}
+	munmap(dst, PMD_SZ);
+	close(fd);
+}
+
+static void c_pingpong(int mode) { bench_pingpong(mode); }
 static void c_memcpy(int i) { (void)i; bench_memcpy(); }
 static void c_sys(int i) { (void)i; bench_sys(); }
 
@@ -880,7 +969,7 @@ static void print_all(FILE *csv, int ours_mig_errno, int chunks_load,
 	static const char *paired[] = {
 		"dev_read_first", "dev_read_second", "mirror_table",
 		"munmap", "mprotect_ro", "migrate_to_dev", "migrate_back_seq",
-		"migrate_back_rand",
+		"migrate_back_rand", "pingpong",
 	};
 	char a[32], b[32], c[32], d[32];
 
@@ -941,6 +1030,18 @@ static void print_all(FILE *csv, int ours_mig_errno, int chunks_load,
 				}
 				printf("\n");
 			}
+	{
+		struct row *on = find("pingpong", "ours", "4k", 2);
+		struct row *off = find("pingpong", "ours_off", "4k", 2);
+		double mon, moff, x, y;
+
+		if (on && off && on->n && off->n) {
+			stats(on, &mon, &x, &y);
+			stats(off, &moff, &x, &y);
+			printf("pingpong control on/off (ours, ms/round; <1: the control helps) %8.2f\n",
+			       moff ? mon / moff : 0);
+		}
+	}
 	/* the fault part: first read minus second read, per MiB */
 	printf("\ndevice fault part = time(first read) - time(second read), ms per MiB (<1 ours cheaper)\n");
 	for (int bk = 0; bk < 2; bk++)
@@ -1049,7 +1150,7 @@ static void usage(void)
 	       "  -M  largest size for the THP read, invalidation, migration and\n"
 	       "      page-fault rows (default 256; keeps a TCG run under ~5 min);\n"
 	       "      ours' migration needs hmm_dummy devmem_mb >= the largest such size\n"
-	       "  -g  only these groups: memcpy,read,inval,migrate,sys (default all)\n"
+	       "  -g  only these groups: memcpy,read,inval,migrate,pingpong,sys (default all)\n"
 	       "  -o  CSV output file (default hmm-bench.csv), -p also print it\n"
 	       "  env HMM_BENCH_TESTHMM_LOAD_KB: MemFree drop of loading test_hmm\n"
 	       "Device rows are skipped when %s / %s are absent.\n", OURS_DEV, UP_DEV);
@@ -1131,6 +1232,14 @@ int main(int argc, char **argv)
 			in_child("migration (ours)", c_migrate, OURS);
 		if (have_dev(UPSTREAM))
 			in_child("migration (upstream)", c_migrate, UPSTREAM);
+	}
+	if (want("pingpong")) {
+		if (have_dev(OURS)) {
+			in_child("ping-pong (ours, control on)", c_pingpong, 0);
+			in_child("ping-pong (ours, control off)", c_pingpong, 1);
+		}
+		if (have_dev(UPSTREAM))
+			in_child("ping-pong (upstream)", c_pingpong, 2);
 	}
 	/* Memory cost of device memory: by design of each driver, not measured. */
 	if (have_dev(OURS)) {
