@@ -35,6 +35,10 @@ Outputs:
   OUT_DIR/bench/hmm-bench, OUT_DIR/suites/bench
                                 the benchmark and its guest suite hook
                                 (scripts/build-bench.sh; optional)
+  OUT_DIR/soak/hmm-soak, OUT_DIR/suites/soak
+                                the soak test and its guest suite hook
+                                (scripts/build-soak.sh; series tree only,
+                                optional)
   OUT_DIR/build-status.txt      one line per program: "<name> built|skipped [reason]"
   OUT_DIR/logs/<program>.log    compiler output of the last build attempt
 
@@ -347,6 +351,12 @@ EOF
 	# list). Optional: a failure here does not fail the test build.
 	if ! UAPI_INCLUDE=$uapi "$script_dir/build-bench.sh" "$src" "$out" >"$out/logs/hmm-bench.log" 2>&1; then
 		log "WARNING: hmm-bench did not build (see $out/logs/hmm-bench.log)"
+	fi
+	# The soak test (suite "soak", run by scripts/soak.sh; in no CI suite
+	# list), on a series tree only, without stress-ng. Optional too.
+	if [ -f "$src/include/uapi/linux/hmm_dummy.h" ] &&
+	   ! UAPI_INCLUDE=$uapi "$script_dir/build-soak.sh" "$src" "$out" >"$out/logs/hmm-soak.log" 2>&1; then
+		log "WARNING: hmm-soak did not build (see $out/logs/hmm-soak.log)"
 	fi
 
 	log "done in $(( $(date +%s) - t_start ))s: $nbuilt built, $nuptodate up to date, $nskipped skipped (see $status_file)"

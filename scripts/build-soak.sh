@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# build-soak.sh SRC_TREE OUT_DIR
+# Build the HMM soak test (ci/soak/hmm-soak.c) statically against the uapi
+# headers of the kernel tree SRC_TREE (read-only: "make O=OUT_DIR/hdr
+# headers", or UAPI_INCLUDE=DIR to reuse installed ones), into
+#   OUT_DIR/soak/hmm-soak     the program
+#   OUT_DIR/suites/soak       the guest suite hook (ci/guest/soak.sh), run by
+#                             ci/guest/init for the suite "soak"
+#   OUT_DIR/soak/bin/stress-ng  with SOAK_STRESS_NG=1 and a host stress-ng:
+#                             a wrapper that runs Debian's (dynamically
+#                             linked) stress-ng through its own loader and
+#                             the libraries ldd lists, copied to
+#                             OUT_DIR/soak/stress-ng/
+# OUT_DIR is a tests directory for scripts/mkinitramfs.sh. SRC_TREE must
+# have include/uapi/linux/hmm_dummy.h (the series' tree).
+set -euo pipefail
+case "${1:-}" in -h|--help) sed -n '3,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;; esac
+[ $# -eq 2 ] || { echo "usage: $0 SRC_TREE OUT_DIR (see --help)" >&2; exit 2; }
+TOP=$(cd "$(dirname "$0")/.." && pwd)
+src=$(cd "$1" && pwd -P)
+mkdir -p "$2"
+out=$(cd "$2" && pwd -P)
+case "$out/" in "$src"/*) echo "build-soak: OUT_DIR must not be inside SRC_TREE" >&2; exit 2 ;; esac
+[ -f "$src/include/uapi/linux/hmm_dummy.h" ] ||
+	{ echo "build-soak: $src has no include/uapi/linux/hmm_dummy.h (not the series' tree)" >&2; exit 2; }
+mkdir -p "$out/soak" "$out/suites" "$out/logs"
+if [ -n "${UAPI_INCLUDE:-}" ]; then
+	uapi=$(cd "$UAPI_INCLUDE" && pwd -P)
+else
+	make -s -C "$src" O="$out/hdr" ARCH=x86_64 headers >"$out/logs/soak-headers.log" 2>&1 ||
+		{ cat "$out/logs/soak-headers.log" >&2; echo "build-soak: make headers failed" >&2; exit 1; }
+	uapi=$out/hdr/usr/include
+fi
+${CC:-gcc} -Wall -Wextra -O2 -static -isystem "$uapi" "$TOP/ci/soak/hmm-soak.c" \
+	-o "$out/soak/hmm-soak.tmp" -lpthread
+mv "$out/soak/hmm-soak.tmp" "$out/soak/hmm-soak"
+install -m 0755 "$TOP/ci/guest/soak.sh" "$out/suites/soak"
+echo "build-soak: built $out/soak/hmm-soak" >&2
+
+# stress-ng (optional): Debian's is dynamically linked. Copy it with every
+# library ldd resolves and its ELF interpreter, and run it through that
+# interpreter with --library-path, so it needs nothing of the busybox guest.
+rm -rf "$out/soak/stress-ng" "$out/soak/bin"
+[ "${SOAK_STRESS_NG:-0}" = 1 ] || exit 0
+sng=$(command -v stress-ng || true)
+if [ -z "$sng" ]; then
+	echo "build-soak: no stress-ng on this host: the guest runs without it" >&2
+	exit 0
+fi
+d=$out/soak/stress-ng
+mkdir -p "$d/lib" "$out/soak/bin"
+cp -L "$sng" "$d/stress-ng"
+interp=
+while read -r line; do
+	# "libx.so.1 => /lib/.../libx.so.1 (0x...)" or "/lib64/ld-linux-x86-64.so.2 (0x...)"
+	case "$line" in
+	*' => '/*) f=${line#* => }; f=${f%% (*} ;;
+	/*) f=${line%% (*}; interp=$f ;;
+	*) continue ;;
+	esac
+	cp -L "$f" "$d/lib/"
+done < <(ldd "$sng")
+[ -n "$interp" ] || { echo "build-soak: no ELF interpreter for $sng: the guest runs without stress-ng" >&2; rm -rf "$d" "$out/soak/bin"; exit 0; }
+cat > "$out/soak/bin/stress-ng" <<WRAP
+#!/bin/sh
+# Debian's stress-ng (from $sng), through its own loader and libraries.
+exec /tests/soak/stress-ng/lib/$(basename "$interp") --library-path /tests/soak/stress-ng/lib /tests/soak/stress-ng/stress-ng "\$@"
+WRAP
+chmod 0755 "$out/soak/bin/stress-ng"
+echo "build-soak: bundled $sng ($(du -sh "$d" | cut -f1) with its libraries)" >&2

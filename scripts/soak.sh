@@ -1,0 +1,97 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# soak.sh [options] [BUILD_DIR]
+# Boot the series kernel under QEMU and run the HMM soak test (ci/soak/
+# hmm-soak.c, guest suite "soak", ci/guest/soak.sh): worker processes
+# mirrored by both hmm_dummy devices doing random device and CPU accesses,
+# migrations, fork, mremap, mprotect, madvise and munmap against a shadow
+# copy of their memory. Results (RESULT soak ... lines) and the console log
+# go to OUT (default results/soak-LABEL-DATE/ of this repository).
+#   BUILD_DIR       an existing O= build dir of the series kernel (bzImage +
+#                   modules); without it the kernel of $KERNEL_TREE (default
+#                   ~/.cache/hmm-series/linux) is built with scripts/build.sh
+#                   in $HMM_WORKDIR/build/soak (guest.config + hmm.config)
+#   --src TREE      kernel source for the uapi headers (default: the tree the
+#                   build dir was built from, else $KERNEL_TREE)
+#   --args "ARGS"   hmm-soak arguments (default "-t 300 -p 4 -m 512"; see
+#                   hmm-soak -h: -t seconds, -p workers, -s seed, -r regions,
+#                   -M largest region MiB, -m stress-ng MiB, -P pingpong
+#                   threshold, -T no threaded phase)
+#   --no-stress-ng  do not bundle Debian's stress-ng into the initramfs
+#                   (by default it is installed and bundled; -m needs it)
+#   --out DIR       where to put the results
+#   --timeout S     guest timeout (default: the -t of ARGS + 900)
+# Exit status 0 only if every RESULT line of the guest is PASS.
+. "$(dirname "$0")/lib.sh"
+
+usage() { sed -n '3,24p' "$0" | sed 's/^# \{0,1\}//'; }
+ARGS="-t 300 -p 4 -m 512" OUT='' SRC='' TMO='' BUILD='' STRESS=1
+
+while [ $# -gt 0 ]; do
+	case "$1" in
+	-h|--help) usage; exit 0 ;;
+	--args) ARGS=$2; shift ;;
+	--out) OUT=$2; shift ;;
+	--src) SRC=$2; shift ;;
+	--timeout) TMO=$2; shift ;;
+	--no-stress-ng) STRESS=0 ;;
+	-*) die "unknown option $1 (see --help)" ;;
+	*) [ -z "$BUILD" ] || die "one BUILD_DIR only"; BUILD=$1 ;;
+	esac
+	shift
+done
+
+if [ -z "$TMO" ]; then
+	t=60
+	# shellcheck disable=SC2086 # ARGS is a word list
+	set -- $ARGS
+	while [ $# -gt 0 ]; do
+		case "$1" in
+		-t) t=${2:-$t}; shift ;;
+		-t*) t=${1#-t} ;;
+		esac
+		[ $# -gt 0 ] && shift
+	done
+	[[ $t =~ ^[0-9]+$ ]] || die "bad -t in --args \"$ARGS\""
+	TMO=$((t + 900))
+fi
+
+if [ -z "$BUILD" ]; then
+	ensure_tree
+	BUILD=$BUILD_ROOT/soak
+	log "no BUILD_DIR: building the kernel of $KTREE in $BUILD"
+	"$TOP/scripts/build.sh" "$KTREE" "$BUILD" "$TOP/configs/guest.config" "$TOP/configs/hmm.config"
+fi
+[ -f "$BUILD/arch/x86/boot/bzImage" ] || die "no $BUILD/arch/x86/boot/bzImage"
+[ -n "$SRC" ] || SRC=$(cat "$BUILD/.hmm-src" 2>/dev/null || echo "$KTREE")
+label=$(basename "$BUILD")
+OUT=${OUT:-$TOP/results/soak-$label-$(date +%Y%m%d-%H%M%S)}
+mkdir -p "$OUT"
+OUT=$(cd "$OUT" && pwd)
+
+[ "$STRESS" = 1 ] && need_pkgs stress-ng
+# Headers outside the tests dir: everything in it goes into the initramfs.
+log "soak: kernel $BUILD, headers from $SRC"
+make -s -C "$SRC" O="$OUT/hdr" ARCH=x86_64 headers >"$OUT/headers.log" 2>&1 ||
+	{ cat "$OUT/headers.log" >&2; die "make headers failed"; }
+tests=$OUT/tests
+rm -rf "$tests"
+SOAK_STRESS_NG=$STRESS UAPI_INCLUDE=$OUT/hdr/usr/include "$TOP/scripts/build-soak.sh" "$SRC" "$tests"
+echo "$ARGS" > "$tests/soak/args"
+"$TOP/scripts/mkinitramfs.sh" "$BUILD" "$tests" "$OUT/initramfs.cpio.gz"
+rc=0
+"$TOP/scripts/run-qemu.sh" "$BUILD/arch/x86/boot/bzImage" "$OUT/initramfs.cpio.gz" \
+	"$OUT/console.log" soak "$TMO" || rc=$?
+rm -f "$OUT/initramfs.cpio.gz"
+tr -d '\r' < "$OUT/console.log" | grep -a '^hmm-soak: ' > "$OUT/soak.txt" || true
+"$TOP/scripts/guest-results.sh" "$OUT/console.log" > "$OUT/results.txt"
+echo
+grep -av '^hmm-soak: [0-9]* s: ' "$OUT/soak.txt" || true
+echo
+cat "$OUT/results.txt"
+[ -s "$OUT/results.txt" ] || { warn "no RESULT lines in $OUT/console.log"; rc=1; }
+grep -q ' FAIL' "$OUT/results.txt" && rc=1
+"$TOP/scripts/check-log.sh" "$OUT/console.log" >/dev/null ||
+	{ warn "kernel log has warnings: scripts/check-log.sh $OUT/console.log"; rc=1; }
+log "results in $OUT"
+exit $rc
