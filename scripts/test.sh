@@ -148,6 +148,11 @@ if [ $QUICK = 0 ]; then
 	fi
 	stage bisect-build "$TOP/scripts/bisect-build.sh" "$WT" || true
 	git -C "$WT" checkout -q --detach "$HEAD_COMMIT"
+	# The series with CONFIG_HMM=n (a distro that leaves it off) must build
+	# too. Reuses the bisect objects (the head, HMM=y): kbuild rebuilds
+	# only what depends on the symbols that change.
+	stage build-nohmm "$TOP/scripts/build.sh" "$WT" "$BUILD_ROOT/bisect" \
+		"$TOP/configs/guest.config" || true
 fi
 
 boot series "$BUILD_ROOT/series" upstream series || true
