@@ -231,23 +231,32 @@ static void fill(char *p, unsigned long size, unsigned char seed)
 		p[i] = (char)(seed + i / PG);
 }
 
-/* kB value of a /proc/meminfo field (-1 if absent). */
-static long meminfo(const char *field)
+/*
+ * The number after "@key@sep" on a line of @path ("MemFree:" in
+ * /proc/meminfo, "in_use " in ours' debugfs statistics); -1 if absent.
+ */
+static long file_key(const char *path, const char *key, char sep)
 {
 	char line[256];
-	size_t l = strlen(field);
+	size_t l = strlen(key);
 	long v = -1;
-	FILE *f = fopen("/proc/meminfo", "r");
+	FILE *f = fopen(path, "r");
 
 	if (!f)
 		return -1;
 	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, field, l) && line[l] == ':') {
+		if (!strncmp(line, key, l) && line[l] == sep) {
 			v = strtol(line + l + 1, NULL, 10);
 			break;
 		}
 	fclose(f);
 	return v;
+}
+
+/* A /proc/meminfo field, kB (-1 if absent). */
+static long meminfo(const char *field)
+{
+	return file_key("/proc/meminfo", field, ':');
 }
 
 /* AnonHugePages of this process, kB. */
@@ -284,20 +293,7 @@ static long read_long(const char *path)
 /* A counter of ours' debugfs statistics ("key value" lines; -1 if absent). */
 static long ours_stat(const char *key)
 {
-	char line[128];
-	size_t l = strlen(key);
-	long v = -1;
-	FILE *f = fopen(OURS_STATS, "r");
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, key, l) && line[l] == ' ') {
-			v = strtol(line + l + 1, NULL, 10);
-			break;
-		}
-	fclose(f);
-	return v;
+	return file_key(OURS_STATS, key, ' ');
 }
 
 /* The data fill(p, size, seed) wrote, or die. */
