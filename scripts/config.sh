@@ -4,6 +4,8 @@
 # Make BUILD_DIR/.config from tinyconfig plus the fragments (later fragments
 # win), run olddefconfig, then check that every requested symbol has the
 # requested value. Fails naming each symbol that did not take.
+# BASE_CONFIG=FILE starts from FILE (e.g. a distribution's config) instead
+# of tinyconfig.
 . "$(dirname "$0")/lib.sh"
 
 if [ $# -lt 3 ] || [ "$1" = --help ]; then
@@ -20,7 +22,11 @@ cat "$@" | sed -n 's/^\(CONFIG_[A-Za-z0-9_]*\)=\(.*\)$/\1 \2/p' |
 	awk '{ v[$1] = $2; if (!($1 in o)) { o[$1] = n++; k[n-1] = $1 } }
 	     END { for (i = 0; i < n; i++) print k[i], v[k[i]] }' > "$want"
 
-kmake "$out" "$src" -s tinyconfig >/dev/null
+if [ -n "${BASE_CONFIG:-}" ]; then
+	cp "$BASE_CONFIG" "$out/.config"
+else
+	kmake "$out" "$src" -s tinyconfig >/dev/null
+fi
 cat "$@" >> "$out/.config"
 kmake "$out" "$src" -s olddefconfig 2>&1 >/dev/null |
 	grep -v "override: reassigning to symbol" >&2 || true

@@ -143,6 +143,11 @@ stage build-series "$TOP/scripts/build.sh" "$WT" "$BUILD_ROOT/series" \
 stage guest-tests "$TOP/scripts/build-guest-tests.sh" "$WT" "$R/tests" || finish
 if [ $QUICK = 0 ]; then
 	stage check-touched "$TOP/scripts/check-touched.sh" "$WT" || true
+	# kernel-doc of the touched files and exported functions, and the mm
+	# book of the in-kernel documentation built with Sphinx.
+	stage kernel-doc "$TOP/scripts/kdoc-check.sh" --htmldocs "$WT" || true
+	# The series under Debian's own 6.12 config (compile the touched files).
+	stage distro-config "$TOP/scripts/distro-pkg.sh" --debian --compile-only "$WT" || true
 	if [ $BASE_OK = 1 ]; then
 		rm -rf "$BUILD_ROOT/bisect" && cp -a "$BUILD_ROOT/base" "$BUILD_ROOT/bisect"
 	fi
@@ -160,6 +165,11 @@ if [ $SAME = 1 ]; then
 	log "the series is empty ($NPATCH patches): the series kernel is the base kernel, booted once"
 elif [ $BASE_OK = 1 ]; then
 	boot base "$BUILD_ROOT/base" upstream || true
+fi
+
+# Debian packages of the series kernel (make bindeb-pkg), and what they hold.
+if [ $QUICK = 0 ] && [ $SAME = 0 ]; then
+	stage distro-pkg "$TOP/scripts/distro-pkg.sh" --seed "$BUILD_ROOT/series" "$WT" || true
 fi
 
 # Upstream suites: base results must be known, series results must equal base.

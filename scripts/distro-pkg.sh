@@ -1,0 +1,144 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# distro-pkg.sh [--debian [--compile-only]] [--seed BUILD_DIR] TREE
+# The distribution path: build installable Debian kernel packages
+# ("make bindeb-pkg") from TREE, a kernel tree with the series applied (an
+# import made by scripts/import.sh --worktree), and check what they hold.
+#
+#   (default)     configs/guest.config + configs/hmm.config: the small test
+#                 kernel, packaged (a few minutes; what CI runs).
+#   --debian      Debian's own amd64 config for 6.12 (package linux-config-6.12
+#                 from Debian's archive) + configs/distro.config: the kernel a
+#                 distro would ship. A full build: hours on 2 cores.
+#   --debian --compile-only
+#                 Debian's config + distro.config, olddefconfig, every symbol
+#                 checked, then every kernel .c file the series touches
+#                 compiled under it (what CI runs: minutes, not hours).
+#
+# Package checks (both full modes): linux-image holds the kernel, its config
+# with CONFIG_HMM=y, and the modules hmm_dummy.ko and test_mmu_notifier.ko
+# built for that kernel release; linux-headers holds the series' headers
+# (hmm_mirror.h, hmm_migrate.h, hmm_pt.h); an out-of-tree module using the
+# mirror and device-memory API (ci/extmod/) builds against the extracted
+# headers package, as a driver writer's would. CONFIG_HMM=n is the
+# build-nohmm stage of scripts/test.sh.
+# --seed BUILD_DIR starts from a copy of the objects of an earlier build of
+# TREE (the pipeline passes its series build: kbuild then only rebuilds what
+# the configs make differ).
+# Output: $HMM_WORKDIR/build/distro-{guest,debian}/*.deb
+. "$(dirname "$0")/lib.sh"
+mode=guest compile_only=0 seed=
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--debian) mode=debian ;;
+	--compile-only) compile_only=1 ;;
+	--seed) seed=$2; shift ;;
+	--help|-h) sed -n '3,28p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-*) die "unknown option $1 (see --help)" ;;
+	*) break ;;
+	esac
+	shift
+done
+[ $# -eq 1 ] || die "usage: $0 [--debian [--compile-only]] TREE (see --help)"
+[ $compile_only = 0 ] || [ $mode = debian ] || die "--compile-only goes with --debian"
+tree=$(cd "$1" && pwd)
+ensure_tree
+need_pkgs dpkg-dev kmod cpio bc bison flex libelf-dev libssl-dev rsync xz-utils
+
+top=$BUILD_ROOT/distro-$mode
+out=$top/build            # O=; dpkg-buildpackage puts the .debs in its parent
+if [ -n "$seed" ]; then
+	[ -f "$seed/.config" ] || die "--seed $seed: not a build directory"
+	rm -rf "$out" && mkdir -p "$top" && cp -a "$seed" "$out"
+fi
+mkdir -p "$out"
+rm -f "$top"/*.deb "$top"/*.buildinfo "$top"/*.changes
+
+if [ $mode = debian ]; then
+	ver=$(cat "$TOP/base-version")
+	dl=$WORKDIR/debian-config
+	mkdir -p "$dl"
+	deb=$(ls "$dl"/linux-config-6.12_*.deb 2>/dev/null | head -n 1 || true)
+	if [ -z "$deb" ]; then
+		# The same Debian version as the base source when the archive has it.
+		(cd "$dl" && { apt-get download "linux-config-6.12=$ver" 2>/dev/null ||
+			{ warn "linux-config-6.12 $ver not in the archive; using the newest"; apt-get download linux-config-6.12; }; }) >&2 ||
+			die "cannot download linux-config-6.12 from Debian's archive"
+		deb=$(ls "$dl"/linux-config-6.12_*.deb | head -n 1)
+	fi
+	rm -rf "$dl/x" && dpkg-deb -x "$deb" "$dl/x"
+	xz -dc "$dl/x/usr/src/linux-config-6.12/config.amd64_none_amd64.xz" > "$dl/config.amd64"
+	log "distro-pkg: Debian config from $(basename "$deb")"
+	BASE_CONFIG=$dl/config.amd64 "$TOP/scripts/config.sh" "$tree" "$out" "$TOP/configs/distro.config"
+else
+	"$TOP/scripts/config.sh" "$tree" "$out" "$TOP/configs/guest.config" "$TOP/configs/hmm.config"
+fi
+
+if [ $compile_only = 1 ]; then
+	mapfile -t files < <(git -C "$tree" diff --name-only --diff-filter=d "$BASE_TAG" HEAD -- '*.c' |
+		grep -vE '^(tools|scripts|samples|Documentation|usr)/' || true)
+	kmake "$out" "$tree" -s prepare
+	objs=() skipped=()
+	for f in "${files[@]}"; do
+		o=${f%.c}.o
+		case "$o" in
+		drivers/gpu/drm/amd/amdkfd/*) o=drivers/gpu/drm/amd/amdgpu/../amdkfd/${o#drivers/gpu/drm/amd/amdkfd/} ;;
+		esac
+		# KUnit is off in Debian's config: its test cannot be built there.
+		if [ "$f" = mm/hmm_pt_test.c ] && ! grep -q '^CONFIG_KUNIT=' "$out/.config"; then
+			skipped+=("$f")
+			continue
+		fi
+		rm -f "$out/$o"
+		objs+=("$o")
+	done
+	kmake "$out" "$tree" -s "${objs[@]}" ||
+		die "the series does not compile under Debian's config"
+	for o in "${objs[@]}"; do
+		[ -f "$out/$o" ] || die "$o was not built under Debian's config"
+	done
+	log "distro-pkg: ${#objs[@]} touched files compile under Debian's config + distro.config${skipped:+ (not built: ${skipped[*]}, KUnit is off)}"
+	exit 0
+fi
+
+start=$(date +%s)
+kmake "$out" "$tree" -s bindeb-pkg >"$top/bindeb-pkg.log" 2>&1 ||
+	{ tail -n 40 "$top/bindeb-pkg.log" >&2; die "make bindeb-pkg failed (log: $top/bindeb-pkg.log)"; }
+log "distro-pkg: bindeb-pkg in $(( $(date +%s) - start ))s"
+ls "$top"/*.deb >&2
+
+# Check the packages.
+krel=$(kmake "$out" "$tree" -s kernelrelease)
+image=$(ls "$top"/linux-image-"$krel"_*.deb 2>/dev/null | grep -v -- -dbg_ | head -n 1 || true)
+headers=$(ls "$top"/linux-headers-"$krel"_*.deb 2>/dev/null | head -n 1 || true)
+[ -n "$image" ] || die "no linux-image-$krel package"
+[ -n "$headers" ] || die "no linux-headers-$krel package"
+x=$top/extract
+rm -rf "$x" && mkdir -p "$x/image" "$x/headers"
+dpkg-deb -x "$image" "$x/image"
+dpkg-deb -x "$headers" "$x/headers"
+bad=0
+check() { if eval "$2"; then log "distro-pkg: ok: $1"; else echo "distro-pkg: FAILED: $1" >&2; bad=1; fi; }
+check "kernel image boot/vmlinuz-$krel" "[ -s '$x/image/boot/vmlinuz-$krel' ]"
+check "boot/config-$krel has CONFIG_HMM=y" "grep -qx CONFIG_HMM=y '$x/image/boot/config-$krel'"
+for m in drivers/char/hmm_dummy.ko lib/test_mmu_notifier.ko; do
+	f=$x/image/lib/modules/$krel/kernel/$m
+	check "module $m" "[ -f '$f' ]"
+	[ -f "$f" ] && check "$m built for $krel" "modinfo -F vermagic '$f' | grep -q '^$krel '"
+done
+hdr=$x/headers/usr/src/linux-headers-$krel
+for h in hmm_mirror.h hmm_migrate.h hmm_pt.h; do
+	check "linux-headers has include/linux/$h" "[ -f '$hdr/include/linux/$h' ]"
+done
+# A driver writer's out-of-tree module, against the headers package only.
+rm -rf "$x/extmod" && cp -r "$TOP/ci/extmod" "$x/extmod"
+if make -C "$hdr" M="$x/extmod" modules >"$top/extmod.log" 2>&1 &&
+   [ -f "$x/extmod/hmm_extmod.ko" ]; then
+	log "distro-pkg: ok: out-of-tree module against linux-headers-$krel"
+else
+	tail -n 20 "$top/extmod.log" >&2
+	echo "distro-pkg: FAILED: out-of-tree module against linux-headers-$krel" >&2
+	bad=1
+fi
+[ $bad = 0 ] || die "package checks failed"
+log "distro-pkg: $(basename "$image") and $(basename "$headers") checked"
