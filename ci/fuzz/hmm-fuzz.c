@@ -6,8 +6,9 @@
  *
  * fuzz (default): for -t seconds, -p worker processes each mirror
  *	themselves through a minor of BOTH dummy devices and loop over random
- *	operations, seeded (-s, always printed: a run is replayed with the same
- *	-s and -p). Ioctls: EXPOSE_MM, READ, WRITE, MIGRATE_TO, unknown command
+ *	operations, seeded (-s, always printed: the same -s and -p replay
+ *	each worker's inputs; the racer's interleaving and the moment a fork
+ *	child is killed are not reproducible). Ioctls: EXPOSE_MM, READ, WRITE, MIGRATE_TO, unknown command
  *	numbers and wrong sizes/directions encoded in the command, garbage in
  *	the upper 32 bits of the command, on the worker's own mirror files, an
  *	unexposed file, a file exposed by a dead child, a pipe and bad fds, with
@@ -25,10 +26,14 @@
  *	checks that the inherited mirror files refuse it with EPERM/EBUSY, may
  *	expose an inherited unexposed file - which the parent then sees refuse
  *	it with EPERM, and with ENODEV once the child is gone - mirrors itself
- *	with fresh files and runs its own burst of random ioctls), CPU probes of
- *	bad memory in a child (SIGSEGV expected) and close/reopen of the files.
- *	A racer thread per worker (-r 0: none) issues READ/WRITE/MIGRATE_TO
- *	on the same memory meanwhile.
+ *	with fresh files - sometimes from two threads at once: one wins, the
+ *	other gets EEXIST/EBUSY - and runs its own burst of random ioctls;
+ *	some children exit with a thread inside device requests, some are
+ *	SIGKILLed in the middle of them), CPU probes of bad memory in a child
+ *	(SIGSEGV expected) and close/reopen of the files. A racer thread per
+ *	worker (-r 0: none) issues READ/WRITE/MIGRATE_TO on the same memory
+ *	meanwhile; some closes race its requests (the release then runs in
+ *	the racer, and a new file gets EEXIST until it has).
  *
  *	Every ioctl result is checked against what the driver documents for
  *	that input (include/uapi/linux/hmm_dummy.h, drivers/char/hmm_dummy.c):
@@ -297,7 +302,8 @@ struct wstats {
 	unsigned long gen_arg[NGG], gen_fd[NFK];
 	unsigned long reserved_set, outputs_set, cmd_highbits;
 	unsigned long mops[NMOP], mop_fail[NMOP], kops[NKOP];
-	unsigned long probe_segv, child_runs;
+	unsigned long probe_segv, child_runs, child_kills;
+	unsigned long racing_reopens, racing_eexist, expose_races;
 	unsigned long migrated;		/* MIGRATE_TO results, pages */
 	unsigned long long verified;	/* bytes of K compared */
 	unsigned long err_ioctl, err_data, err_crash, err_other;
@@ -359,6 +365,9 @@ struct worker {
 	/* the racer thread, its stack mapped before the arena has holes */
 	void *racer_stack;
 	int racer_on;
+	/* a close/reopen without the lock: the racer may meet a closed fd */
+	int closing;
+	unsigned long closegen;
 	pthread_t racer;
 	volatile int racer_stop;
 	uint64_t rrng;
@@ -1622,16 +1631,15 @@ static void fuzz_ioctl(struct worker *w)
 
 	/* Success: the state and the outputs. */
 	if (f.ioc == I_EXPOSE) {
-		/* An unexposed file of a device that did not mirror us. */
+		/*
+		 * An unexposed file of a device that did not mirror us (only
+		 * expected then: the device has no mirror slot in use).
+		 */
 		int d = f.dev;
 
-		if (w->sl[SL_OWN + d].fd < 0) {
-			w->sl[SL_OWN + d] = (struct fslot){ f.fd, FK_OWN, d };
-			w->sl[SL_SPARE + d].fd = -1;
-			open_spare(w, d);
-		} else {
-			w->sl[f.slot].kind = FK_OWN;	/* not reached */
-		}
+		w->sl[SL_OWN + d] = (struct fslot){ f.fd, FK_OWN, d };
+		w->sl[SL_SPARE + d].fd = -1;
+		open_spare(w, d);
 		w->mirrored[d] = 1;
 		return;
 	}
@@ -2043,8 +2051,15 @@ static void arena_op(struct worker *w, int op)
 	};
 	uint64_t *s = &w->rng;
 	size_t first, n = arena_range(w, &first), j, m;
-	char *a = w->arena + first * PG, *p;
+	char *a, *p;
 	int ret = 0;
+
+	/* MADV_COLLAPSE works on whole 2 MiB blocks. */
+	if (op == MOP_COLLAPSE && w->arena_pages >= 512) {
+		first = rndn(s, w->arena_pages / 512) * 512;
+		n = 512;
+	}
+	a = w->arena + first * PG;
 
 	INC(w->st->mops[op]);
 	cur_op = mop_name[op];
@@ -2180,6 +2195,109 @@ static void op_probe(struct worker *w)
 	     WIFSIGNALED(st) ? strsignal(WTERMSIG(st)) : "exit");
 }
 
+/* A second thread of a fork child (on the racer's stack: no racer there). */
+struct xthr {
+	struct worker *w;
+	int fd;
+	int go;
+	long ret;
+};
+
+static void *expose_thread(void *arg)
+{
+	struct xthr *x = arg;
+
+	while (!__atomic_load_n(&x->go, __ATOMIC_ACQUIRE))
+		;
+	x->ret = sys_ioctl(x->fd, HMM_DUMMY_EXPOSE_MM, 0);
+	return NULL;
+}
+
+static int child_thread(struct worker *w, pthread_t *t, void *(*fn)(void *),
+			void *arg)
+{
+	pthread_attr_t at;
+	int ret;
+
+	pthread_attr_init(&at);
+	pthread_attr_setstack(&at, w->racer_stack, RACER_STACK);
+	ret = pthread_create(t, &at, fn, arg);
+	pthread_attr_destroy(&at);
+	if (ret)
+		werr(w, X_CHILD, E_OTHER, "child: pthread_create: %s", strerror(ret));
+	return ret;
+}
+
+/*
+ * Two threads of a process that no device mirrors expose two files of a
+ * device (or the same file) at once: exactly one wins, the other gets
+ * EEXIST (EBUSY for the same file). The winner is the child's mirror.
+ */
+static void expose_race(struct worker *w, int d)
+{
+	int same = !rndn(&w->rng, 3), loser = same ? EBUSY : EEXIST, fa, fb;
+	struct xthr x = { .w = w };
+	char m1[64], m2[64];
+	pthread_t t;
+	long r;
+
+	fa = dummy_open(d, rndn(&w->rng, 4));
+	fb = same ? fa : dummy_open(d, rndn(&w->rng, 4));
+	if (fa < 0 || fb < 0) {
+		werr(w, X_CHILD, E_OTHER, "child: open device %d: %s", d, strerror(errno));
+		goto close;
+	}
+	x.fd = fb;
+	INC(w->st->expose_races);
+	if (child_thread(w, &t, expose_thread, &x))
+		goto close;
+	__atomic_store_n(&x.go, 1, __ATOMIC_RELEASE);
+	r = sys_ioctl(fa, HMM_DUMMY_EXPOSE_MM, 0);
+	pthread_join(t, NULL);
+	record(w, X_CHILD, I_EXPOSE, r, M_OK | M(loser));
+	record(w, X_CHILD, I_EXPOSE, x.ret, M_OK | M(loser));
+	if (!r == !x.ret || (r && r != -loser) || (x.ret && x.ret != -loser)) {
+		werr(w, X_CHILD, E_IOCTL, "child: concurrent EXPOSE_MM of %s of device %d: %s and %s, expected one success and one %s",
+		     same ? "one file" : "two files", d, ret_str(r, m1, sizeof(m1)),
+		     ret_str(x.ret, m2, sizeof(m2)), strerror(loser));
+		goto close;
+	}
+	w->sl[SL_OWN + d] = (struct fslot){ r ? fb : fa, FK_OWN, d };
+	w->mirrored[d] = 1;
+	if (!same)
+		close(r ? fa : fb);
+	return;
+close:
+	if (fa >= 0)
+		close(fa);
+	if (fb >= 0 && fb != fa)
+		close(fb);
+}
+
+/* Device requests without end, for a process that exits or is killed. */
+static void *busy_thread(void *arg)
+{
+	struct worker *w = arg;
+	struct hmm_dummy_read rd;
+	struct hmm_dummy_migrate mg;
+	unsigned int i;
+
+	for (i = 0;; i++) {
+		int fd = w->sl[SL_OWN + (i & 1)].fd;
+
+		memset(&mg, 0, sizeof(mg));
+		mg.address = (uintptr_t)(i & 2 ? w->arena : kaddr(w));
+		mg.size = i & 2 ? w->arena_size : w->ksize;
+		sys_ioctl(fd, HMM_DUMMY_MIGRATE_TO, (uintptr_t)&mg);
+		memset(&rd, 0, sizeof(rd));
+		rd.address = (uintptr_t)kaddr(w);
+		rd.size = w->riosize;
+		rd.ptr = (uintptr_t)w->rio;
+		sys_ioctl(w->sl[SL_OWN + !(i & 1)].fd, HMM_DUMMY_READ, (uintptr_t)&rd);
+	}
+	return NULL;
+}
+
 /*
  * The fork child: the parent's mirror files refuse it (EPERM, EBUSY), it
  * may expose an inherited unexposed file (the parent then gets EPERM from
@@ -2188,12 +2306,13 @@ static void op_probe(struct worker *w)
  * fork met the device entries), writes its own copy and runs random
  * requests. Its errors go to the shared statistics.
  */
-static void child_main(struct worker *w, int plan_spare, int to_parent,
-		       int from_parent)
+static void child_main(struct worker *w, int plan_spare, int plan_kill,
+		       int to_parent, int from_parent)
 {
 	uint64_t k;
 	int d, fd;
 	char c = 'x';
+	pthread_t t;
 
 	w->ctx = X_CHILD;
 	w->rng = splitmix(w->rng ^ 0x6368696c64ULL);
@@ -2232,6 +2351,11 @@ static void child_main(struct worker *w, int plan_spare, int to_parent,
 		if (write(to_parent, &c, 1) != 1 || read(from_parent, &c, 1) != 1)
 			werr(w, X_CHILD, E_OTHER, "child: sync with the parent: %s", strerror(errno));
 	}
+	if (rndn(&w->rng, 2)) {
+		d = rndn(&w->rng, 2);
+		if (w->sl[SL_OWN + d].fd < 0)
+			expose_race(w, d);
+	}
 	for (d = 0; d < 2; d++) {
 		if (w->sl[SL_OWN + d].fd >= 0)
 			continue;
@@ -2250,6 +2374,18 @@ static void child_main(struct worker *w, int plan_spare, int to_parent,
 	if (own_fd(w, 0) < 0 || own_fd(w, 1) < 0)
 		_exit(1);
 	k_verify(w, "child: K as inherited");
+	if (plan_kill) {
+		/* Until the parent kills it (SIGKILL), two threads at work. */
+		if (rndn(&w->rng, 2))
+			child_thread(w, &t, busy_thread, w);
+		for (;;) {
+			w->opno++;
+			fuzz_ioctl(w);
+			dev_migrate(w, X_CHILD, own_fd(w, w->opno & 1), (uintptr_t)w->arena,
+				    w->arena_size, M_OK | M(EFAULT) | M(ENOMEM) | M(EOPNOTSUPP),
+				    "child: arena migrate until killed");
+		}
+	}
 	for (k = 0; k < CHILD_OPS; k++) {
 		w->opno++;
 		fuzz_ioctl(w);
@@ -2263,6 +2399,11 @@ static void child_main(struct worker *w, int plan_spare, int to_parent,
 		}
 	}
 	k_verify(w, "child: K at exit");
+	/* A third of the time it exits with a thread inside device requests. */
+	if (!rndn(&w->rng, 3) && !child_thread(w, &t, busy_thread, w)) {
+		usleep(rndn(&w->rng, 3000));
+		_exit(0);
+	}
 	/* Half the time the files are released with the mm already gone. */
 	if (rndn(&w->rng, 2)) {
 		close(own_fd(w, 0));
@@ -2276,6 +2417,7 @@ static void child_main(struct worker *w, int plan_spare, int to_parent,
 static void op_fork(struct worker *w)
 {
 	int plan_spare = -1, d = rndn(&w->rng, 2), st, p2c[2], c2p[2];
+	int plan_kill = !rndn(&w->rng, 6);
 	char c = 'x';
 	pid_t pid;
 
@@ -2298,7 +2440,7 @@ static void op_fork(struct worker *w)
 		goto out;
 	}
 	if (!pid)
-		child_main(w, plan_spare, c2p[1], p2c[0]);
+		child_main(w, plan_spare, plan_kill, c2p[1], p2c[0]);
 	if (plan_spare >= 0) {
 		int fd = w->sl[SL_SPARE + d].fd;
 		uint64_t k = (uintptr_t)kaddr(w);
@@ -2317,9 +2459,15 @@ static void op_fork(struct worker *w)
 				werr(w, w->ctx, E_OTHER, "sync with the fork child: %s", strerror(errno));
 		}
 	}
+	if (plan_kill) {
+		/* Killed in the middle of its requests (or done by then). */
+		usleep(rndn(&w->rng, 30000));
+		kill(pid, SIGKILL);
+		INC(w->st->child_kills);
+	}
 	if (wait_child(pid, CHILD_TIMEOUT, &st)) {
 		werr(w, w->ctx, E_CRASH, "fork child hung (killed)");
-	} else if (WIFSIGNALED(st)) {
+	} else if (WIFSIGNALED(st) && !(plan_kill && WTERMSIG(st) == SIGKILL)) {
 		werr(w, w->ctx, E_CRASH, "fork child died of signal %d (%s)",
 		     WTERMSIG(st), strsignal(WTERMSIG(st)));
 	}
@@ -2353,12 +2501,63 @@ out:
 }
 
 /* Close a mirror (its device pages come back) and make a new one. */
+/*
+ * Close a mirror while the racer may be inside an ioctl on it: the file
+ * lives on until that call returns and its release then runs in the racer
+ * thread, migrating everything back; until it has, this device still
+ * mirrors the process through it (EEXIST for a new file).
+ */
+static void reopen_racing(struct worker *w, int d)
+{
+	double until;
+	long ret;
+	int fd;
+
+	INC(w->st->racing_reopens);
+	__atomic_store_n(&w->closing, 1, __ATOMIC_SEQ_CST);
+	__atomic_add_fetch(&w->closegen, 1, __ATOMIC_SEQ_CST);
+	fd = own_fd(w, d);
+	__atomic_store_n(&w->sl[SL_OWN + d].fd, -1, __ATOMIC_SEQ_CST);
+	close(fd);
+	w->mirrored[d] = 0;
+	fd = dummy_open(d, rndn(&w->rng, 4));
+	if (fd < 0) {
+		werr(w, w->ctx, E_OTHER, "reopen device %d: %s", d, strerror(errno));
+		goto out;
+	}
+	until = mono() + 10;
+	do {
+		ret = dev_expose(w, w->ctx, fd, M_OK | M(EEXIST),
+				 "EXPOSE_MM after closing the mirror under the racer");
+		if (ret == -EEXIST) {
+			INC(w->st->racing_eexist);
+			usleep(1000);
+		}
+	} while (ret == -EEXIST && mono() < until);
+	if (ret) {
+		werr(w, w->ctx, E_IOCTL, "EXPOSE_MM after closing the mirror under the racer: %s for 10 s",
+		     strerror(-ret));
+		close(fd);
+		goto out;
+	}
+	w->sl[SL_OWN + d] = (struct fslot){ fd, FK_OWN, d };
+	w->mirrored[d] = 1;
+out:
+	__atomic_add_fetch(&w->closegen, 1, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&w->closing, 0, __ATOMIC_SEQ_CST);
+}
+
 static void op_reopen(struct worker *w)
 {
-	int d = rndn(&w->rng, 2), how = rndn(&w->rng, 4), fd;
+	int d = rndn(&w->rng, 2), how = rndn(&w->rng, 5), fd;
 
 	INC(w->st->mops[MOP_REOPEN]);
 	cur_op = "close/reopen";
+	if (how == 4 && w->racer_on) {
+		reopen_racing(w, d);
+		goto verify;
+	}
+	how %= 4;
 	if (w->racer_on)
 		pthread_rwlock_wrlock(&w->fdlock);
 	if (how == 3) {
@@ -2400,6 +2599,7 @@ static void op_reopen(struct worker *w)
 out:
 	if (w->racer_on)
 		pthread_rwlock_unlock(&w->fdlock);
+verify:
 	/* Everything the closed mirror held came back. */
 	if (own_fd(w, d) >= 0 || own_fd(w, !d) >= 0)
 		k_verify(w, "K after close/reopen");
@@ -2414,11 +2614,16 @@ static void *racer_main(void *arg)
 {
 	struct worker *w = arg;
 	uint64_t *s = &w->rrng;
-
 	unsigned long done = 0;
 
 	while (!__atomic_load_n(&w->racer_stop, __ATOMIC_RELAXED)) {
-		int op = rndn(s, 3), d = rndn(s, 2), fd;
+		int op = rndn(s, 3), d = rndn(s, 2), fd, racy;
+		size_t half = w->arena_pages / 2;
+		size_t np = 1 + rndn(s, rndn(s, 4) ? 16 : 256);
+		unsigned long gen;
+		uint64_t a, len, p;
+		uint32_t m;
+		long ret;
 
 		/* At most 2 requests per operation of the main thread. */
 		if (done >= 2 * __atomic_load_n(&w->opno, __ATOMIC_RELAXED)) {
@@ -2426,28 +2631,37 @@ static void *racer_main(void *arg)
 			continue;
 		}
 		done++;
-		size_t half = w->arena_pages / 2;
-		size_t np = 1 + rndn(s, rndn(s, 4) ? 16 : 256);
-		uint64_t a, len, p;
-		uint32_t m;
-
 		a = (uintptr_t)w->arena + rndn(s, op == 1 ? half : w->arena_pages) * PG;
 		len = np * PG - rndn(s, PG);
 		if (len > w->riosize + 2 * PG)
 			len = w->riosize + 2 * PG;
+		if (op == 1 && a + len > (uintptr_t)w->arena + half * PG)
+			len = (uintptr_t)w->arena + half * PG - a;
 		p = (uintptr_t)w->rio + (rndn(s, 4) ? 0 : rndn(s, w->riosize));
 		pthread_rwlock_rdlock(&w->fdlock);
-		fd = w->sl[SL_OWN + d].fd;
+		gen = __atomic_load_n(&w->closegen, __ATOMIC_SEQ_CST);
+		racy = __atomic_load_n(&w->closing, __ATOMIC_SEQ_CST);
+		fd = __atomic_load_n(&w->sl[SL_OWN + d].fd, __ATOMIC_SEQ_CST);
 		if (fd >= 0) {
+			/*
+			 * A close racing the call (reopen_racing()): the fd may
+			 * be closed (EBADF) or already a new, unexposed file
+			 * (EINVAL). Allowed here, checked below.
+			 */
+			m = M_OK | M(EFAULT) | M(ENOMEM) | M(EBADF) | M(EINVAL);
 			if (op == 2) {
-				m = M_OK | M(EFAULT) | M(ENOMEM) |
-				    (pool_pages[d] <= 0 ? M(EOPNOTSUPP) : 0);
-				dev_migrate(w, X_RACER, fd, a, len, m, "racer");
+				m |= pool_pages[d] <= 0 ? M(EOPNOTSUPP) : 0;
+				ret = dev_migrate(w, X_RACER, fd, a, len, m, "racer");
 			} else {
-				if (op == 1 && a + len > (uintptr_t)w->arena + half * PG)
-					len = (uintptr_t)w->arena + half * PG - a;
-				m = M_OK | M(EFAULT) | M(ENOMEM) | (op == 1 ? M(EPERM) : 0);
-				dev_rw(w, X_RACER, fd, op == 1, a, len, p, m, "racer");
+				m |= op == 1 ? M(EPERM) : 0;
+				ret = dev_rw(w, X_RACER, fd, op == 1, a, len, p, m, "racer");
+			}
+			if ((ret == -EBADF || ret == -EINVAL) && !racy &&
+			    gen == __atomic_load_n(&w->closegen, __ATOMIC_SEQ_CST)) {
+				INC(w->st->surprises[op == 2 ? I_MIGRATE : op ? I_WRITE : I_READ]);
+				werr(w, X_RACER, E_IOCTL, "racer: %s on its own mirror (fd %d) at 0x%" PRIx64 " size 0x%" PRIx64 ": got %s with no close racing",
+				     op == 2 ? "MIGRATE_TO" : op ? "WRITE" : "READ", fd, a, len,
+				     strerror(-ret));
 			}
 		}
 		pthread_rwlock_unlock(&w->fdlock);
@@ -2738,6 +2952,7 @@ static int worker_main(int id, uint64_t seed)
 
 struct dstats {
 	long pages, in_use, to_device, from_device, cpu_faults, poisoned;
+	long alloc_failures;
 };
 
 static int read_dstats(int dev, struct dstats *s)
@@ -2766,6 +2981,8 @@ static int read_dstats(int dev, struct dstats *s)
 			s->cpu_faults = v;
 		else if (!strcmp(key, "poisoned"))
 			s->poisoned = v;
+		else if (!strcmp(key, "alloc_failures"))
+			s->alloc_failures = v;
 	}
 	fclose(f);
 	return s->in_use < 0 ? -1 : 0;
@@ -3381,7 +3598,8 @@ static int run_fuzz(void)
 	pid_t pids[MAX_PROCS];
 	int i, d, fails = 0, dead = 0, have_dbg, in_use_ok = 1;
 	unsigned long errors = 0, e_ioctl = 0, e_data = 0, e_crash = 0, e_other = 0;
-	unsigned long migrated = 0, children = 0, segv = 0, inputs = 0;
+	unsigned long migrated = 0, children = 0, segv = 0, inputs = 0, kills = 0;
+	unsigned long rreopen = 0, reexist = 0, xraces = 0;
 	unsigned long long verified = 0;
 	double t0, deadline, next_progress;
 
@@ -3494,6 +3712,10 @@ static int run_fuzz(void)
 		migrated += s->migrated;
 		verified += s->verified;
 		children += s->child_runs;
+		kills += s->child_kills;
+		rreopen += s->racing_reopens;
+		reexist += s->racing_eexist;
+		xraces += s->expose_races;
 		segv += s->probe_segv;
 		for (c = 0; c < NIOC; c++)
 			for (x = 0; x < NCTX; x++)
@@ -3501,18 +3723,21 @@ static int run_fuzz(void)
 					inputs += s->calls[c][x][r];
 	}
 	print_totals();
-	printf("hmm-fuzz: %.0f s, %d workers, racer %s: fork children %lu, SIGSEGV probes %lu, pages migrated %lu, K bytes verified %llu\n",
-	       mono() - t0, opt_procs, opt_racer ? "on" : "off", children, segv,
-	       migrated, verified);
+	printf("hmm-fuzz: %.0f s, %d workers, racer %s: fork children %lu (%lu killed mid-way), SIGSEGV probes %lu, pages migrated %lu, K bytes verified %llu\n",
+	       mono() - t0, opt_procs, opt_racer ? "on" : "off", children, kills,
+	       segv, migrated, verified);
+	printf("hmm-fuzz: closes racing the racer's requests %lu (EXPOSE_MM EEXIST until its release ran: %lu), concurrent EXPOSE_MM races %lu\n",
+	       rreopen, reexist, xraces);
 	printf("hmm-fuzz: errors %lu: ioctl results %lu, data %lu, crashes %lu, other %lu; workers dead %d\n",
 	       errors, e_ioctl, e_data, e_crash, e_other, dead);
 	if (have_dbg) {
 		for (d = 0; d < 2; d++)
-			printf("hmm-fuzz: device%d after: in_use %ld (before %ld) to_device +%ld from_device +%ld poisoned +%ld\n",
+			printf("hmm-fuzz: device%d after: in_use %ld (before %ld) to_device +%ld from_device +%ld poisoned +%ld alloc_failures (pool full) +%ld\n",
 			       d, after[d].in_use, before[d].in_use,
 			       after[d].to_device - before[d].to_device,
 			       after[d].from_device - before[d].from_device,
-			       after[d].poisoned - before[d].poisoned);
+			       after[d].poisoned - before[d].poisoned,
+			       after[d].alloc_failures - before[d].alloc_failures);
 		fails += result("in_use", in_use_ok, "device0 %ld->%ld device1 %ld->%ld",
 				before[0].in_use, after[0].in_use, before[1].in_use,
 				after[1].in_use);

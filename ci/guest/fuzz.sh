@@ -17,11 +17,13 @@ args="-t 60 -p 2"
 rc=0
 
 # hmm_dummy: load it unless it is there; if it was, it is reloaded at the
-# end (the unload is part of the test).
+# end (the unload is part of the test). A small device memory pool (8 MiB
+# per device, less than the workers migrate) so that migrations also meet
+# a full pool.
 preloaded=
 if [ -d /sys/module/hmm_dummy ]; then
 	preloaded=1
-elif ! modprobe hmm_dummy; then
+elif ! modprobe hmm_dummy devmem_mb=8; then
 	emit hmm_dummy-load FAIL
 	exit 1
 fi
