@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 # build-soak.sh SRC_TREE OUT_DIR
-# Build the HMM soak test (ci/soak/hmm-soak.c) statically against the uapi
+# Build the HMM soak test (ci/soak/hmm-soak.c), the fuzzer (ci/fuzz/) and the
+# fault-injection suite (ci/finj/) statically against the uapi
 # headers of the kernel tree SRC_TREE (read-only: "make O=OUT_DIR/hdr
 # headers", or UAPI_INCLUDE=DIR to reuse installed ones), into
 #   OUT_DIR/soak/hmm-soak     the program
 #   OUT_DIR/suites/soak       the guest suite hook (ci/guest/soak.sh), run by
 #                             ci/guest/init for the suite "soak"
+#   OUT_DIR/{fuzz,finj}/hmm-*, OUT_DIR/suites/{fuzz,finj}  the same for the
+#                             suites "fuzz" and "finj" (ci/suites/series)
 #   OUT_DIR/soak/bin/stress-ng  with SOAK_STRESS_NG=1 and a host stress-ng:
 #                             a wrapper that runs Debian's (dynamically
 #                             linked) stress-ng through its own loader and
@@ -15,7 +18,7 @@
 # OUT_DIR is a tests directory for scripts/mkinitramfs.sh. SRC_TREE must
 # have include/uapi/linux/hmm_dummy.h (the series' tree).
 set -euo pipefail
-case "${1:-}" in -h|--help) sed -n '3,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;; esac
+case "${1:-}" in -h|--help) sed -n '3,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;; esac
 [ $# -eq 2 ] || { echo "usage: $0 SRC_TREE OUT_DIR (see --help)" >&2; exit 2; }
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 src=$(cd "$1" && pwd -P)
@@ -32,11 +35,17 @@ else
 		{ cat "$out/logs/soak-headers.log" >&2; echo "build-soak: make headers failed" >&2; exit 1; }
 	uapi=$out/hdr/usr/include
 fi
-${CC:-gcc} -Wall -Wextra -O2 -static -isystem "$uapi" "$TOP/ci/soak/hmm-soak.c" \
-	-o "$out/soak/hmm-soak.tmp" -lpthread
-mv "$out/soak/hmm-soak.tmp" "$out/soak/hmm-soak"
-install -m 0755 "$TOP/ci/guest/soak.sh" "$out/suites/soak"
-echo "build-soak: built $out/soak/hmm-soak" >&2
+# The soak test and, in the same way, the hostile-input fuzzer and the
+# fault-injection suite: ci/NAME/hmm-NAME.c -> OUT_DIR/NAME/hmm-NAME, and
+# ci/guest/NAME.sh -> OUT_DIR/suites/NAME.
+for name in soak fuzz finj; do
+	mkdir -p "$out/$name"
+	${CC:-gcc} -Wall -Wextra -O2 -static -isystem "$uapi" "$TOP/ci/$name/hmm-$name.c" \
+		-o "$out/$name/hmm-$name.tmp" -lpthread
+	mv "$out/$name/hmm-$name.tmp" "$out/$name/hmm-$name"
+	install -m 0755 "$TOP/ci/guest/$name.sh" "$out/suites/$name"
+	echo "build-soak: built $out/$name/hmm-$name" >&2
+done
 
 # stress-ng (optional): Debian's is dynamically linked. Copy it with every
 # library ldd resolves and its ELF interpreter, and run it through that

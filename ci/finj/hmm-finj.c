@@ -79,9 +79,8 @@
  * retried faults, OOM-kill reports of back-memcg, warn_alloc reports of
  * failed vmalloc fallbacks, hmm_dummy's "migrating back on close failed").
  *
- * "KNOWN KERNEL BUG" and "KNOWN KERNEL ISSUE" comments mark what fails on
- * the series as this test was written: leave them failing until the
- * kernel is fixed.
+ * "REGRESSION" comments mark the checks that found kernel bugs when this
+ * test was written (both fixed in patch 0021); they stay as they are.
  *
  * Figures per path: iterations (sweep + random), faults injected (fail-nth
  * hits, or the drop of the "times" countdown in probability mode), how many
@@ -1284,8 +1283,9 @@ static void child_close(const struct iter *it)
 		close(fd);	/* the release runs before close() returns */
 		disarm();
 		/*
-		 * KNOWN KERNEL ISSUE: when hmm_migrate_back() cannot allocate
-		 * its batch (kvmalloc, -ENOMEM), hmm_dummy only warns
+		 * REGRESSION (fixed in 0021: hmm_migrate_back() now falls back
+		 * to a reserved batch): when hmm_migrate_back() could not
+		 * allocate its batch (kvmalloc, -ENOMEM), hmm_dummy only warned
 		 * ("migrating back on close failed") and the pages stay in
 		 * device memory with no mirror left: neither back nor
 		 * poisoned, as the uapi promises; held until touched or until
@@ -1819,7 +1819,7 @@ static void plan_back(void)
 	long k;
 
 	/*
-	 * KNOWN KERNEL BUG reproducer (kept first, deterministic): 4 pages
+	 * REGRESSION reproducer (fixed in 0021; kept first, deterministic): 4 pages
 	 * in device memory, two in each page table, window 2; a CPU read of
 	 * the first with page allocation 2 failing (1: hmm_entry_fault()'s
 	 * kvmalloc, 2: the faulting page, the first of a batch of two).
