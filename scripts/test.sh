@@ -61,7 +61,7 @@ suite_list() {
 boot() {
 	local k=$1 out=$2; shift 2
 	local suites
-	suites=$(for f in "$@"; do suite_list "$f"; done | paste -sd, -)
+	suites=$(for f in "$@"; do suite_list "$f"; done | awk '!seen[$0]++' | paste -sd, -)
 	[ -n "$suites" ] || { log "no suites for $k"; return 0; }
 	stage "initramfs-$k" "$TOP/scripts/mkinitramfs.sh" "$out" "$R/tests" "$R/initramfs-$k.cpio.gz" || return 1
 	local ok=1

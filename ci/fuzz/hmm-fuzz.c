@@ -320,6 +320,9 @@ enum {
 	C_PROT = 16,	/* must not be written by a random request (K, shadow) */
 	C_UNK = 32,	/* not ours: unknown */
 	C_KERN = 64,	/* at or above TASK_SIZE */
+	C_SHANON = 128,	/* shared anonymous: its shmem object has the size of
+			 * the original mmap(), so growing it with mremap()
+			 * would map pages past EOF (SIGBUS, EFAULT) */
 };
 
 struct area {
@@ -861,7 +864,8 @@ static void resync_line(struct worker *w, const char *line)
 	if (sscanf(line, "%lx-%lx %7s", &s, &e, perm) != 3 || e <= as || s >= ae)
 		return;
 	cls = C_MAP | (perm[0] == 'r' ? C_R : 0) | (perm[1] == 'w' ? C_W : 0) |
-	      (perm[3] == 's' ? C_SH : 0);
+	      (perm[3] == 's' ? C_SH : 0) |
+	      (perm[3] == 's' && strstr(line, " /dev/zero") ? C_SHANON : 0);
 	if (s < as)
 		s = as;
 	if (e > ae)
@@ -2106,6 +2110,15 @@ static void arena_op(struct worker *w, int op)
 		m = 1 + rndn(s, 2 * n);
 		if (first + m > w->arena_pages)
 			m = w->arena_pages - first;
+		/*
+		 * A shared anonymous mapping only shrinks: the pages a growth
+		 * adds lie past the end of its shmem object, where every
+		 * access is SIGBUS; that is shmem's business, not the
+		 * driver's, and the class model does not track object sizes.
+		 * (memfd mappings grow within the memfd's size.)
+		 */
+		if ((w->pst[first] & C_SHANON) && m > n)
+			m = n;
 		p = mremap(a, n * PG, m * PG, 0);
 		ret = p == MAP_FAILED ? -1 : 0;
 		break;
