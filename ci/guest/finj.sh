@@ -26,7 +26,9 @@ fi
 kmemleak_count() {
 	[ -r $DBG/kmemleak ] || { echo 0; return; }
 	echo scan > $DBG/kmemleak 2>/dev/null
-	grep -c '^unreferenced object' $DBG/kmemleak 2>/dev/null || echo 0
+	# grep -c prints 0 itself when nothing matches (and exits 1)
+	n=$(grep -c '^unreferenced object' $DBG/kmemleak 2>/dev/null)
+	echo "${n:-0}"
 }
 leak0=$(kmemleak_count)
 # MemFree and MemAvailable (kB) plus the pages on the per-CPU free lists
