@@ -124,7 +124,7 @@ s2 -s 2" ;;
 	compaction_test)      S_TIMEOUT=3600 S_OPTIONAL=1 ;;
 	# The series' own tests.
 	mmu_notifier_events)  S_TIMEOUT=1200 S_SETUP="mmn thp swap" ;;
-	hmm_dummy_tests)      S_TIMEOUT=1800 S_SETUP="dummy hugetlb thp swap" ;;
+	hmm_dummy_tests)      S_TIMEOUT=1800 S_SETUP="dummy hmm hugetlb thp swap" ;;
 	*) return 1 ;;
 	esac
 	return 0
