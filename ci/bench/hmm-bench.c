@@ -15,6 +15,9 @@
  *   migrate_to_dev  ours|upstream 4k   migration of N MiB to device memory
  *   migrate_back_seq, migrate_back_rand  ours|upstream 4k   CPU touch of
  *                                every migrated page, in order / at random
+ *   dev_read_migrated ours|upstream 4k   device read of N MiB the device
+ *                                had read, right after migrating it to its
+ *                                memory (ours: the spared mirror, no fault)
  *   devmem_struct_page ours|upstream  struct page bytes per device page
  *                                (by design, not measured)
  *   sys_pagefault, sys_mmap_munmap, sys_fork   no device involved: compare
@@ -338,8 +341,9 @@ static int dev_open(enum impl i)
 
 /*
  * Device read of [p, p + size) into dst, one ioctl. Returns the number of
- * entries the device had to fault in (ours: nfaulted_sys_pages; upstream:
- * number of dmirror_fault() calls, each faulting the whole rest).
+ * entries the device had to fault in (ours: nfaulted_sys_pages, which counts
+ * entries of device pages too; upstream: number of dmirror_fault() calls,
+ * each faulting the whole rest).
  */
 static unsigned long dev_read(enum impl i, int fd, char *p, unsigned long size,
 			      char *dst)
@@ -662,9 +666,9 @@ static void bench_migrate(enum impl i)
 
 	for (int s = 0; s < nsizes; s++) {
 		unsigned long size = sizes[s] * MiB, mib = sizes[s], np = size / PG;
-		char *dst = NULL;
+		char *dst = NULL, *rbuf = NULL;
 		unsigned long *order;
-		struct row *rt, *rs, *rr;
+		struct row *rt, *rs, *rr, *rd;
 
 		if (mib > cap_mib)
 			continue;
@@ -740,6 +744,36 @@ static void bench_migrate(enum impl i)
 				munmap(p, size);
 			}
 		}
+		/*
+		 * A range the device had read, read again right after it moved
+		 * to device memory. Ours: the migration spares the device's
+		 * mirror; upstream: test_hmm maps the new device pages itself.
+		 */
+		rd = row_get("dev_read_migrated", in, "4k", mib, "MiB/s", 1);
+		if (!rbuf)
+			rbuf = dst_buf(size);
+		for (int k = 0; k < reps_for(mib); k++) {
+			char *p = map_anon(size, 0);
+			unsigned long f;
+			double t;
+
+			fill(p, size, 9);
+			dev_read(i, fd, p, size, rbuf);
+			if (dev_migrate(i, fd, p, size, dst) != (long)np)
+				note(rd, "not all pages migrated");
+			t = now();
+			f = dev_read(i, fd, p, size, rbuf);
+			t = now() - t;
+			add(rd, mib / t);
+			if (k == 0) {
+				note(rd, "%s=%lu", i == OURS ? "faulted_pages" :
+				     "fault_calls", f);
+				check_copy(p, rbuf, size);
+			}
+			munmap(p, size);
+		}
+		munmap(rbuf, size);
+		rbuf = NULL;
 		if (i == OURS && pool >= 0)
 			note(rt, "pool devmem_mb=%ld", pool);
 		else if (i == UPSTREAM)
@@ -978,7 +1012,7 @@ static void print_all(FILE *csv, int ours_mig_errno, int chunks_load,
 	static const char *paired[] = {
 		"dev_read_first", "dev_read_second", "mirror_table",
 		"munmap", "mprotect_ro", "migrate_to_dev", "migrate_back_seq",
-		"migrate_back_rand", "pingpong",
+		"migrate_back_rand", "dev_read_migrated", "pingpong",
 	};
 	char a[32], b[32], c[32], d[32];
 
