@@ -84,7 +84,8 @@ transhuge-stress compaction_test"
 #   S_SETUP    space separated: hmm (load test_hmm), hugetlb (reserve
 #              hugetlb pages), thp (drop caches + compact first, like
 #              run_vmtests.sh does for the thp/hugetlb categories), swap
-#              (if no swap is active, swapon a zram device; stays on)
+#              (if no swap is active, swapon a zram device; stays on),
+#              noaslr (kernel.randomize_va_space=0 for the suite)
 #   S_RUNS     invocations, one per line: "LABEL ARGS..."; LABEL "-" means
 #              no test name prefix; other labels prefix test names
 #              ("LABEL.name") so that results of invocations stay distinct
@@ -100,7 +101,11 @@ suite_def() {
 	case "$1" in
 	hmm-tests)            S_TIMEOUT=1800 S_SETUP="hmm hugetlb" ;;
 	cow)                  S_TIMEOUT=3600 S_SETUP="hugetlb thp swap" ;;
-	mremap_test)          S_TIMEOUT=900 ;;
+	# 6.12's mremap_test maps a 40 MiB "dest preamble" with
+	# MAP_FIXED_NOREPLACE below an address it checked only above: with a
+	# randomized brk the heap lands there now and then ("Failed to map
+	# dest preamble region: File exists"), on base and series alike.
+	mremap_test)          S_TIMEOUT=900 S_SETUP=noaslr ;;
 	mremap_dontunmap)     S_TIMEOUT=600 ;;
 	ksm_functional_tests) S_TIMEOUT=1800 ;;
 	soft-dirty)           S_TIMEOUT=600 ;;
@@ -211,6 +216,19 @@ setup_hugetlb() {
 teardown_hugetlb() {
 	[ -n "$HP_SAVED" ] && wr "$HP_SAVED" "$SYSROOT/proc/sys/vm/nr_hugepages"
 	HP_SAVED=
+}
+
+# --- noaslr ----------------------------------------------------------------
+ASLR_SAVED=
+setup_noaslr() {
+	_f=$SYSROOT/proc/sys/kernel/randomize_va_space
+	ASLR_SAVED=$(cat "$_f" 2>/dev/null)
+	wr 0 "$_f" || say "noaslr: cannot write $_f"
+}
+
+teardown_noaslr() {
+	[ -n "$ASLR_SAVED" ] && wr "$ASLR_SAVED" "$SYSROOT/proc/sys/kernel/randomize_va_space"
+	ASLR_SAVED=
 }
 
 # --- thp -------------------------------------------------------------------
@@ -366,6 +384,7 @@ suite_setup() {
 		mmn) setup_mmn || { SETUP_DONE="$SETUP_DONE mmn"; SETUP_FAIL=mmn; return 1; } ;;
 		dummy) setup_dummy || { SETUP_DONE="$SETUP_DONE dummy"; SETUP_FAIL=dummy; return 1; } ;;
 		hugetlb) setup_hugetlb ;;
+		noaslr) setup_noaslr ;;
 		thp) setup_thp ;;
 		swap) setup_swap ;;
 		esac
@@ -381,6 +400,7 @@ suite_teardown() {
 		mmn) teardown_mmn ;;
 		dummy) teardown_dummy ;;
 		hugetlb) teardown_hugetlb ;;
+		noaslr) teardown_noaslr ;;
 		esac
 	done
 	SETUP_DONE=
