@@ -25,10 +25,9 @@ trap 'rm -f "$prev_frag"' EXIT
 
 # affects_build COMMIT: does a file COMMIT changes take part in the build
 # of $out (in the state the previous commit left it)? Build-system files
-# (Kconfig, Makefiles, scripts/) always do; a file the parent did not
-# have is reached only through a build-system or source change, which is
-# then in the commit too; any other file does if a kbuild .cmd file of
-# $out lists it as a source or dependency.
+# (Kconfig, Makefiles, scripts/) always do, and so does a file the parent
+# did not have (no .cmd file can name it yet); any other file does if a
+# kbuild .cmd file of $out lists it as a source or dependency.
 affects_build() {
 	local c=$1 f
 	[ -f "$out/.config" ] || return 0
