@@ -12,6 +12,11 @@
 # SRC_TREE is never written to: the uapi headers are generated with
 # "make O=OUT_DIR/hdr headers", everything else goes to OUT_DIR as well.
 #
+# ci/selftest-fixes/*.patch are fixes to upstream selftests that CI carries
+# (each one a git format-patch file against the kernel tree, with its
+# reason).  They are applied to a private copy of tools/testing/selftests/mm
+# in OUT_DIR/fixsrc, and the mm programs are built from that copy.
+#
 # Adding a program is one line in the PROGRAMS table below.
 
 set -euo pipefail
@@ -39,6 +44,8 @@ Outputs:
                                 the soak test and its guest suite hook
                                 (scripts/build-soak.sh; series tree only,
                                 optional)
+  OUT_DIR/fixsrc/               tools/testing/selftests/mm with the fixes of
+                                ci/selftest-fixes/ applied (when there are any)
   OUT_DIR/build-status.txt      one line per program: "<name> built|skipped [reason]"
   OUT_DIR/logs/<program>.log    compiler output of the last build attempt
 
@@ -59,7 +66,7 @@ EOF
 # ---------------------------------------------------------------------------
 # Build dependencies (Debian).  Installed only if missing.
 # ---------------------------------------------------------------------------
-DEB_PACKAGES=(gcc make libc6-dev libnuma-dev binutils)
+DEB_PACKAGES=(gcc make libc6-dev libnuma-dev binutils patch)
 
 ensure_packages() {
 	local missing=() p
@@ -147,6 +154,45 @@ up_to_date() {
 		[ "$f" -nt "$out" ] && return 1
 	done < <(sed -e 's/^[^:]*://' -e 's/\\$//' "$dep" | tr -s '[:blank:]' '\n' | sed '/^$/d')
 	return 0
+}
+
+# fix_tree SRC OUT FIXES_DIR: print the root to build the mm selftests from.
+# With no fixes that is SRC.  Otherwise OUT/fixsrc: a copy of SRC/$MM with
+# every fix applied, and symlinks for what its relative includes reach
+# (../kselftest.h, ../../../../mm/gup_test.h, ...).  cp -a keeps the mtimes
+# of unpatched files, so the incremental check rebuilds only what a fix
+# touches.  A fix the tree already contains is skipped; one that applies
+# neither way is an error.
+fix_tree() {
+	local src=$1 out=$2 fixes=$3 root p e
+	local -a patches=()
+	[ -d "$fixes" ] && patches=("$fixes"/*.patch)
+	if [ "${#patches[@]}" -eq 0 ] || [ ! -e "${patches[0]}" ]; then
+		printf '%s\n' "$src"
+		return 0
+	fi
+	root=$out/fixsrc
+	rm -rf "$root"
+	mkdir -p "$root/tools/testing/selftests"
+	cp -a "$src/$MM" "$root/$MM"
+	for e in "$src"/tools/testing/selftests/*; do
+		[ "$e" = "$src/$MM" ] || ln -s "$e" "$root/tools/testing/selftests/"
+	done
+	for e in mm lib include; do
+		ln -s "$src/$e" "$root/$e"
+	done
+	for p in "${patches[@]}"; do
+		if patch -p1 -s -N -f --dry-run -d "$root" <"$p" >/dev/null 2>&1; then
+			patch -p1 -s -N -f --no-backup-if-mismatch -d "$root" <"$p" >&2
+			log "applied selftest fix $(basename "$p")"
+		elif patch -p1 -s -R -f --dry-run -d "$root" <"$p" >/dev/null 2>&1; then
+			log "selftest fix $(basename "$p") is already in the tree, skipped"
+		else
+			log "ERROR: selftest fix $p does not apply to $src"
+			return 1
+		fi
+	done
+	printf '%s\n' "$root"
 }
 
 main() {
@@ -252,6 +298,10 @@ EOF
 	fi
 	local base_ldlibs=(-lrt -lpthread -lm)
 
+	# Fixes CI carries to upstream selftests (see the top of this file).
+	local mmroot
+	mmroot=$(fix_tree "$src" "$out" "$script_dir/../ci/selftest-fixes") || exit 1
+
 	local status_file=$out/build-status.txt
 	: >"$status_file.tmp"
 	local failed_required=0 nbuilt=0 nskipped=0 nuptodate=0
@@ -272,9 +322,11 @@ EOF
 			libarr+=("$mm_ldlibs_extra")
 		fi
 
+		local root=$src
+		[ "$dir" = "$MM" ] && root=$mmroot
 		local nosrc=""
 		for s in "${srcarr[@]}"; do
-			[ -f "$src/$dir/$s" ] || nosrc="$nosrc $dir/$s"
+			[ -f "$root/$dir/$s" ] || nosrc="$nosrc $dir/$s"
 		done
 		if [ -n "$nosrc" ]; then
 			log "SKIP $name: source not found:$nosrc"
@@ -293,9 +345,9 @@ EOF
 		local cmd=("$cc" "${base_cflags[@]}" "${extra_cflags[@]}" "${xarr[@]}"
 			"${srcarr[@]}" ${linebuf_obj:+"$linebuf_obj"}
 			"${libarr[@]}" "${base_ldlibs[@]}" -o "$bin.tmp")
-		local cmdstr="cd $src/$dir && ${cmd[*]}"
+		local cmdstr="cd $root/$dir && ${cmd[*]}"
 
-		if up_to_date "$bin" "$dep" "$cmdfile" "$cmdstr" "$src/$dir"; then
+		if up_to_date "$bin" "$dep" "$cmdfile" "$cmdstr" "$root/$dir"; then
 			echo "$name built up-to-date" >>"$status_file.tmp"
 			nuptodate=$((nuptodate + 1))
 			continue
@@ -303,7 +355,7 @@ EOF
 
 		local lg=$out/logs/$name.log
 		rm -f "$bin" "$bin.tmp"
-		if (cd "$src/$dir" && "${cmd[@]}") >"$lg" 2>&1; then
+		if (cd "$root/$dir" && "${cmd[@]}") >"$lg" 2>&1; then
 			# Must be static: no PT_INTERP / dynamic section.
 			if readelf -l "$bin.tmp" 2>/dev/null | grep -q 'INTERP\|DYNAMIC'; then
 				log "SKIP $name: linked, but not statically (see $lg)"
@@ -316,7 +368,7 @@ EOF
 			fi
 			mv "$bin.tmp" "$bin"
 			# Dependency list for the incremental check (all sources).
-			if (cd "$src/$dir" && "$cc" "${base_cflags[@]}" "${extra_cflags[@]}" "${xarr[@]}" \
+			if (cd "$root/$dir" && "$cc" "${base_cflags[@]}" "${extra_cflags[@]}" "${xarr[@]}" \
 				-M "${srcarr[@]}") >"$dep" 2>/dev/null; then
 				printf '%s\n' "$cmdstr" >"$cmdfile"
 			else

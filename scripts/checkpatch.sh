@@ -1,13 +1,14 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # checkpatch.sh [PATCH...]
-# Patch hygiene for every patch in ./series (or the ones given):
+# Patch hygiene for every patch in ./series and ci/selftest-fixes/ (or the
+# ones given):
 #   - scripts/checkpatch.pl --strict of the base tree, clean; exceptions only
 #     as listed, with a reason, in ci/checkpatch-exceptions
 #   - a subject of the form "area/sub: summary" (e.g. "mm/hmm: ...")
 #   - a body of at least 3 lines saying why, and a Signed-off-by
 . "$(dirname "$0")/lib.sh"
-case "${1:-}" in -h|--help) sed -n '3,9p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;; esac
+case "${1:-}" in -h|--help) sed -n '3,10p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;; esac
 ensure_tree
 exc=$TOP/ci/checkpatch-exceptions
 need_pkgs perl python3-ply python3-git
@@ -19,6 +20,9 @@ if [ $# -gt 0 ]; then
 	patches=("$@")
 else
 	mapfile -t patches < <(series_patches | sed "s|^|$TOP/patches/|")
+	for p in "$TOP"/ci/selftest-fixes/*.patch; do
+		[ -e "$p" ] && patches+=("$p")
+	done
 fi
 bad=0 n=0
 for p in "${patches[@]}"; do

@@ -101,17 +101,20 @@ suite_def() {
 	case "$1" in
 	hmm-tests)            S_TIMEOUT=1800 S_SETUP="hmm hugetlb" ;;
 	cow)                  S_TIMEOUT=3600 S_SETUP="hugetlb thp swap" ;;
+	# noaslr: x86-64 randomizes brk over 1 GiB (arch_randomize_brk), so
+	# a static test's heap can sit where a test maps at a fixed address.
 	# 6.12's mremap_test maps a 40 MiB "dest preamble" with
-	# MAP_FIXED_NOREPLACE below an address it checked only above: with a
-	# randomized brk the heap lands there now and then ("Failed to map
-	# dest preamble region: File exists"), on base and series alike.
+	# MAP_FIXED_NOREPLACE below an address it checked only above ("Failed
+	# to map dest preamble region: File exists"); uffd-unit-tests maps
+	# its shmem/hugetlb areas at 1 GiB and fails if they land elsewhere
+	# ("mmap of memfd failed at 0x40000000").  Base and series alike.
 	mremap_test)          S_TIMEOUT=900 S_SETUP=noaslr ;;
 	mremap_dontunmap)     S_TIMEOUT=600 ;;
 	ksm_functional_tests) S_TIMEOUT=1800 ;;
 	soft-dirty)           S_TIMEOUT=600 ;;
 	madv_populate)        S_TIMEOUT=900 ;;
 	migration)            S_TIMEOUT=1800 S_SETUP="hugetlb thp" ;;
-	uffd-unit-tests)      S_TIMEOUT=2400 S_MODE=uffd S_SETUP=hugetlb ;;
+	uffd-unit-tests)      S_TIMEOUT=2400 S_MODE=uffd S_SETUP="hugetlb noaslr" ;;
 	mlock2-tests)         S_TIMEOUT=600 ;;
 	gup_test)             S_TIMEOUT=1200 S_SETUP=hugetlb
 		S_RUNS="u -u
