@@ -178,12 +178,15 @@ fix_tree() {
 	for e in "$src"/tools/testing/selftests/*; do
 		[ "$e" = "$src/$MM" ] || ln -s "$e" "$root/tools/testing/selftests/"
 	done
-	for e in mm lib include; do
+	for e in mm lib; do
 		ln -s "$src/$e" "$root/$e"
 	done
 	for p in "${patches[@]}"; do
 		if patch -p1 -s -N -f --dry-run -d "$root" <"$p" >/dev/null 2>&1; then
-			patch -p1 -s -N -f --no-backup-if-mismatch -d "$root" <"$p" >&2
+			if ! patch -p1 -s -N -f --no-backup-if-mismatch -d "$root" <"$p" >&2; then
+				log "ERROR: selftest fix $p failed to apply"
+				return 1
+			fi
 			log "applied selftest fix $(basename "$p")"
 		elif patch -p1 -s -R -f --dry-run -d "$root" <"$p" >/dev/null 2>&1; then
 			log "selftest fix $(basename "$p") is already in the tree, skipped"
