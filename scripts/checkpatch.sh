@@ -28,7 +28,9 @@ bad=0 n=0
 for p in "${patches[@]}"; do
 	b=$(basename "$p")
 	n=$((n + 1))
-	ign=$(awk -v f="$b" '$1 == f { printf "%s,", $2 }' "$exc" 2>/dev/null)
+	# Exceptions name the patch without its number, so that inserting or
+	# dropping a patch (which renumbers the files) keeps them.
+	ign=$(awk -v f="${b#[0-9][0-9][0-9][0-9]-}" '$1 == f { printf "%s,", $2 }' "$exc" 2>/dev/null)
 	# checkpatch reads the tree for some checks: run it from the base tree.
 	if ! out=$(cd "$KTREE" && perl scripts/checkpatch.pl --strict --show-types \
 			--no-summary --quiet ${ign:+--ignore "${ign%,}"} "$p" 2>&1); then

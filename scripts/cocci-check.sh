@@ -11,7 +11,9 @@
 # Fails if the rule reports anything on TREE (the series head), if spatch
 # fails on a file, or if the rule does NOT report amdkfd's switch on hmm/base
 # (self-check: the base switch misses 7 events, so a rule that finds nothing
-# there is broken).
+# there is broken). A second self-check runs the rule on a synthetic file with
+# braced case blocks ("case X: { ... }"): a complete switch must not be
+# reported, an incomplete one must.
 . "$(dirname "$0")/lib.sh"
 if [ $# -ne 1 ] || [ "$1" = --help ]; then
 	sed -n '3,14p' "$0" | sed 's/^# \{0,1\}//'
@@ -89,5 +91,67 @@ if ! grep -q "^$SELFCHECK:[0-9].*WARNING: switch on enum mmu_notifier_event" "$t
 	rc=1
 fi
 
+# Self-check 2: braced case blocks, against the series' own enum.
+mkdir "$tmp/shapes"
+{
+	echo '#include <linux/mmu_notifier.h>'
+	echo 'int complete_braced(const struct mmu_notifier_range *range)'
+	echo '{'
+	echo '	int x = 0;'
+	echo '	switch (range->event) {'
+	echo '	case MMU_NOTIFY_UNMAP: {'
+	echo '		int y = 1;'
+	echo '		x = y;'
+	echo '		break;'
+	echo '	}'
+	# The other values but the last two fall through to one braced block,
+	# the last two to plain statements: the rule once saw only those two.
+	mapfile -t evs < <(sed -n '/^enum mmu_notifier_event {/,/^};/p' \
+		"$tree/include/linux/mmu_notifier.h" | grep -o 'MMU_NOTIFY_[A-Z_]*' |
+		grep -v '^MMU_NOTIFY_UNMAP$')
+	printf '\tcase %s:\n' "${evs[@]:0:${#evs[@]}-2}"
+	echo '	{'
+	echo '		x = 2;'
+	echo '		break;'
+	echo '	}'
+	printf '\tcase %s:\n' "${evs[@]: -2}"
+	echo '		x = 3;'
+	echo '		break;'
+	echo '	}'
+	echo '	return x;'
+	echo '}'
+	echo 'int incomplete_braced(const struct mmu_notifier_range *range)'
+	echo '{'
+	echo '	switch (range->event) {'
+	echo '	case MMU_NOTIFY_UNMAP:'
+	echo '	case MMU_NOTIFY_CLEAR: {'
+	echo '		return 1;'
+	echo '	}'
+	echo '	default: {'
+	echo '		return 0;'
+	echo '	}'
+	echo '	}'
+	echo '}'
+} > "$tmp/shapes/braced.c"
+(cd "$tmp/shapes" && MMU_NOTIFIER_H="$tree/include/linux/mmu_notifier.h" \
+	spatch -D report --very-quiet --no-includes --include-headers \
+	--sp-file "$tmp/rule.cocci" braced.c) > "$tmp/shapes.out" 2>&1 || rc=1
+sed 's/^/  shapes: /' "$tmp/shapes.out" >&2
+# switch_line FUNC: line of the first switch after "int FUNC("
+switch_line() {
+	awk -v f="int $1(" 'index($0, f) == 1 { on = 1 } on && /switch/ { print NR; exit }' \
+		"$tmp/shapes/braced.c"
+}
+complete=$(switch_line complete_braced)
+incomplete=$(switch_line incomplete_braced)
+if grep -q "^braced.c:$complete:" "$tmp/shapes.out"; then
+	echo "cocci-check: self-check failed: a complete switch with braced case blocks is reported" >&2
+	rc=1
+fi
+if ! grep -q "^braced.c:$incomplete:.*does not handle MMU_NOTIFY_PROTECTION_VMA" "$tmp/shapes.out"; then
+	echo "cocci-check: self-check failed: an incomplete switch with braced case blocks is not reported" >&2
+	rc=1
+fi
+
 [ $rc -eq 0 ] || die "cocci-check: failed"
-log "cocci-check: rule reports nothing on the series, and reports the base's $SELFCHECK switch ($(( $(date +%s) - start ))s)"
+log "cocci-check: rule reports nothing on the series, reports the base's $SELFCHECK switch and handles braced case blocks ($(( $(date +%s) - start ))s)"

@@ -576,6 +576,14 @@ static uint64_t rnd(void)
 }
 
 /*
+ * Ours: ask HMM to apply its ping-pong control to HMM_DUMMY_MIGRATE_TO
+ * (kernels where the control applies only when asked), and the pages it
+ * held back so far.
+ */
+static int ours_pingpong;
+static unsigned long ours_held;
+
+/*
  * Migrate [p, p + size) to the device's memory, one ioctl: ours
  * HMM_DUMMY_MIGRATE_TO, upstream HMM_DMIRROR_MIGRATE_TO_DEV (which also
  * copies the data to dst). Returns the pages migrated, or -errno.
@@ -589,8 +597,15 @@ static long dev_migrate(enum impl i, int fd, char *p, unsigned long size,
 			.address = (uintptr_t)p, .size = size,
 		};
 
+#ifdef HMM_DUMMY_MIGRATE_PINGPONG
+		if (ours_pingpong)
+			m.flags = HMM_DUMMY_MIGRATE_PINGPONG;
+#endif
 		if (ioctl_restart(fd, HMM_DUMMY_MIGRATE_TO, &m))
 			return -errno;
+#ifdef HMM_DUMMY_MIGRATE_PINGPONG
+		ours_held += m.nheld_pages;
+#endif
 		return m.nfaulted_dev_pages;
 #endif
 		return -ENODEV;
@@ -655,9 +670,9 @@ static void bench_migrate(enum impl i)
 	long window = i == OURS ? read_long(OURS_WINDOW) : -1;
 	long pool = i == OURS ? read_long(OURS_DEVMEM_MB) : -1;
 	/*
-	 * Every rep migrates and touches the same addresses: the ping-pong
-	 * control would (rightly) stop migrating them. These rows measure the
-	 * migration itself: control off (the pingpong rows measure it).
+	 * Every rep migrates and touches the same addresses. These rows
+	 * measure the migration itself: control off (the pingpong rows
+	 * measure it), for kernels that apply it without being asked.
 	 */
 	long pp = i == OURS ? read_long(OURS_PP("threshold")) : -1;
 
@@ -887,8 +902,10 @@ static void c_migrate(int i) { bench_migrate(i); }
  * Ping-pong: one 2 MiB block bounced PP_ROUNDS times: migrate it to the
  * device, read it with the device, write every page with the CPU. Time per
  * round, for ours with the ping-pong control (threshold 3, and window and
- * hold long enough for TCG), ours without (threshold 0), and upstream
- * (no control). @mode: 0 ours on, 1 ours off, 2 upstream.
+ * hold long enough for TCG; the migrations ask for it with
+ * HMM_DUMMY_MIGRATE_PINGPONG where the kernel has the flag), ours without
+ * (threshold 0), and upstream (no control). @mode: 0 ours on, 1 ours off,
+ * 2 upstream.
  */
 static void bench_pingpong(int mode)
 {
@@ -900,6 +917,8 @@ static void bench_pingpong(int mode)
 	char *dst = dst_buf(PMD_SZ);
 	struct row *r = row_get("pingpong", in, "4k", 2, "ms/round", 0);
 
+	ours_pingpong = mode == 0;
+	ours_held = 0;
 	if (i == OURS) {
 		thr = read_long(OURS_PP("threshold"));
 		win = read_long(OURS_PP("window_ms"));
@@ -933,8 +952,8 @@ static void bench_pingpong(int mode)
 		t = now() - t;
 		add(r, t * 1000 / PP_ROUNDS);
 		if (!k)
-			note(r, "%lu of %lu pages migrated over %d rounds", migrated,
-			     np * PP_ROUNDS, PP_ROUNDS);
+			note(r, "%lu of %lu pages migrated over %d rounds, %lu held back",
+			     migrated, np * PP_ROUNDS, PP_ROUNDS, ours_held);
 		for (unsigned long j = 0; j < np; j++)
 			if (p[j * PG] != (char)(PP_ROUNDS - 1))
 				die("%s: pingpong: page %lu lost a write", in, j);
@@ -951,6 +970,7 @@ static void bench_pingpong(int mode)
 		write_long(OURS_PP("window_ms"), win);
 		write_long(OURS_PP("hold_ms"), hold);
 	}
+	ours_pingpong = 0;
 	munmap(dst, PMD_SZ);
 	close(fd);
 }

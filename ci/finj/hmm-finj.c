@@ -54,8 +54,8 @@
  *               (read and write, si_addr checked), a device READ of a
  *               poisoned page fails with -EFAULT (never stale data),
  *               MADV_DONTNEED makes it a zero page again, every other page
- *               keeps its data. fork() fails with -ENOMEM and poisons
- *               nothing.
+ *               keeps its data. fork() succeeds: the page whose copy
+ *               failed is POISON in the parent and in the child.
  *  close        closing the file (migration back of everything, mirror
  *               teardown), exit with the file open, and munmap, under
  *               injection: after close, pages are back with their data or
@@ -1162,18 +1162,34 @@ static void child_poison(const struct iter *it)
 			      strerror(-ret), i < np ? "EFAULT" : "success");
 		break;
 	case X_FORK:
-		/* The first copy for the child fails: fork() fails, no poison. */
+		/*
+		 * The first copy for the child (page 0, in address order)
+		 * fails with -EIO: that page's data is lost for both
+		 * processes (POISON, as a CPU access would make it) and
+		 * fork() succeeds; the other pages are copied.
+		 */
 		pid = fork();
-		if (pid == 0)
+		if (pid == 0) {
+			if (!probe(a, pagebuf, 0, 0))
+				_exit(20);
+			for (i = 1; i < np; i++)
+				if (probe(a + i * PG, pagebuf, 0, 0) ||
+				    echeck(e, pagebuf, i) >= 0)
+					_exit(21);
 			_exit(0);
-		if (pid > 0) {
-			waitpid(pid, NULL, 0);
-			cfail("fork() succeeded although the device copy failed");
-		} else if (errno != ENOMEM) {
-			cfail("fork(): %s, expected ENOMEM", strerror(errno));
 		}
-		if (fc > 0)
+		if (pid < 0) {
+			cfail("fork() with a lost page: %s, expected success",
+			      strerror(errno));
+		} else if (waitpid(pid, &status, 0) != pid ||
+			   !WIFEXITED(status) || WEXITSTATUS(status)) {
+			cfail("forked child: status %#x (20: the lost page was readable, 21: another page was wrong)",
+			      status);
+		}
+		if (fc > 0) {
+			st[0] = 2;
 			fc--;
+		}
 		break;
 	}
 	/* The copies the kernel tried are the ones we simulated. */

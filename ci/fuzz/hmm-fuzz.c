@@ -149,7 +149,20 @@ _Static_assert(offsetof(struct hmm_dummy_read, nfaulted_dev_pages) == 48, "uapi 
 _Static_assert(offsetof(struct hmm_dummy_read, reserved) == 56, "uapi layout");
 _Static_assert(offsetof(struct hmm_dummy_write, reserved) == 56, "uapi layout");
 _Static_assert(offsetof(struct hmm_dummy_migrate, nfaulted_dev_pages) == 24, "uapi layout");
-_Static_assert(offsetof(struct hmm_dummy_migrate, reserved) == 32, "uapi layout");
+/*
+ * MIGRATE_TO: raw[4] is the flags input (the fuzzer leaves it 0) and raw[5]
+ * the nheld_pages output where the kernel has them, reserved words after.
+ */
+#ifdef HMM_DUMMY_MIGRATE_PINGPONG
+_Static_assert(offsetof(struct hmm_dummy_migrate, flags) == 32, "uapi layout");
+_Static_assert(offsetof(struct hmm_dummy_migrate, nheld_pages) == 40, "uapi layout");
+#define MIG_RESV	6
+#define MIG_OUT_END	6
+#else
+#define MIG_RESV	4
+#define MIG_OUT_END	4
+#endif
+_Static_assert(offsetof(struct hmm_dummy_migrate, reserved) == MIG_RESV * 8, "uapi layout");
 
 /* Results: index 0 is success, then these errnos, then "other". */
 static const int res_errno[] = {
@@ -1356,7 +1369,7 @@ static void dump_input(struct worker *w, struct fin *f, long ret, uint32_t mask,
 		       const char *why)
 {
 	char m[128], r[64], res[200] = "", ptr[64] = "";
-	int i, rw = f->ioc == I_READ || f->ioc == I_WRITE, first = rw ? 7 : 4;
+	int i, rw = f->ioc == I_READ || f->ioc == I_WRITE, first = rw ? 7 : MIG_RESV;
 	size_t o = 0;
 
 	for (i = first; i < 16; i++)
@@ -1443,12 +1456,13 @@ static void fuzz_ioctl(struct worker *w)
 		f.in.raw[2] = gen_ptr(w, f.gp, f.in.raw[0]);
 	}
 	if (rndn(s, 10) < 3) {	/* output fields: ignored on input */
-		for (i = rw ? 3 : 2; i < (rw ? 7 : 4); i++)
-			f.in.raw[i] = boundary64(s);
+		for (i = rw ? 3 : 2; i < (rw ? 7 : MIG_OUT_END); i++)
+			if (rw || i != 4)	/* MIGRATE_TO flags: input */
+				f.in.raw[i] = boundary64(s);
 		INC(w->st->outputs_set);
 	}
-	if (rndn(s, 100) < 15) {	/* reserved fields: must be zero */
-		int first = rw ? 7 : 4;
+	if (rndn(s, 100) < 15) {	/* reserved fields: ignored (2015 ABI) */
+		int first = rw ? 7 : MIG_RESV;
 
 		n = 1 + rndn(s, 3);
 		for (i = 0; i < n; i++)
@@ -1518,7 +1532,7 @@ static void fuzz_ioctl(struct worker *w)
 	 * byte is inaccessible (nothing is written), a READ that could write
 	 * such memory gets an inaccessible buffer.
 	 */
-	if (rw && f.fkind == FK_OWN && f.argcls != ARG_FAULT && !f.reserved_nz &&
+	if (rw && f.fkind == FK_OWN && f.argcls != ARG_FAULT &&
 	    range_ok(f.in.raw[0], f.in.raw[1])) {
 		uint64_t a = f.in.raw[0], sz = f.in.raw[1], p = f.in.raw[2];
 		int uns;
@@ -1566,7 +1580,7 @@ static void fuzz_ioctl(struct worker *w)
 		mask = M(ENODEV);
 	} else if (f.argcls == ARG_FAULT) {
 		mask = M(EFAULT);
-	} else if (f.reserved_nz || !range_ok(f.in.raw[0], f.in.raw[1])) {
+	} else if (!range_ok(f.in.raw[0], f.in.raw[1])) {
 		mask = M(EINVAL);
 	} else {
 		if (f.ioc == I_MIGRATE)
@@ -1659,8 +1673,9 @@ static void fuzz_ioctl(struct worker *w)
 			dump_input(w, &f, ret, mask, "inputs changed");
 			return;
 		}
-		for (i = rw ? 7 : 4; i < 16; i++)
-			if (o.raw[i]) {
+		/* Reserved fields come back as they were. */
+		for (i = rw ? 7 : MIG_RESV; i < 16; i++)
+			if (o.raw[i] != f.in.raw[i]) {
 				dump_input(w, &f, ret, mask, "reserved field written");
 				return;
 			}
