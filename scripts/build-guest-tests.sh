@@ -409,9 +409,10 @@ EOF
 	fi
 	# The soak test (suite "soak", run by scripts/soak.sh; in no CI suite
 	# list), the fuzzer and the fault-injection suite (suites "fuzz" and
-	# "finj", in ci/suites/series), on a series tree only, without
-	# stress-ng. Not fatal here: a suite whose program is missing fails in
-	# the guest ("not-found").
+	# "finj", in ci/suites/series) and the demo (suite "demo", in
+	# ci/suites/demo), on a series tree only, without stress-ng. Not fatal
+	# here: a suite whose program is missing fails in the guest
+	# ("not-found").
 	if [ -f "$src/include/uapi/linux/hmm_dummy.h" ] &&
 	   ! UAPI_INCLUDE=$uapi "$script_dir/build-soak.sh" "$src" "$out" >"$out/logs/hmm-soak.log" 2>&1; then
 		log "WARNING: hmm-soak did not build (see $out/logs/hmm-soak.log)"

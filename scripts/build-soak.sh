@@ -1,15 +1,17 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 # build-soak.sh SRC_TREE OUT_DIR
-# Build the HMM soak test (ci/soak/hmm-soak.c), the fuzzer (ci/fuzz/) and the
-# fault-injection suite (ci/finj/) statically against the uapi
-# headers of the kernel tree SRC_TREE (read-only: "make O=OUT_DIR/hdr
-# headers", or UAPI_INCLUDE=DIR to reuse installed ones), into
+# Build the HMM soak test (ci/soak/hmm-soak.c), the fuzzer (ci/fuzz/), the
+# fault-injection suite (ci/finj/) and the demo (ci/demo/) statically
+# against the uapi headers of the kernel tree SRC_TREE (read-only: "make
+# O=OUT_DIR/hdr headers", or UAPI_INCLUDE=DIR to reuse installed ones), into
 #   OUT_DIR/soak/hmm-soak     the program
 #   OUT_DIR/suites/soak       the guest suite hook (ci/guest/soak.sh), run by
 #                             ci/guest/init for the suite "soak"
 #   OUT_DIR/{fuzz,finj}/hmm-*, OUT_DIR/suites/{fuzz,finj}  the same for the
 #                             suites "fuzz" and "finj" (ci/suites/series)
+#   OUT_DIR/demo/hmm-demo, OUT_DIR/suites/demo  the same for the suite "demo"
+#                             (ci/suites/demo, scripts/demo.sh)
 #   OUT_DIR/soak/bin/stress-ng  with SOAK_STRESS_NG=1 and a host stress-ng:
 #                             a wrapper that runs Debian's (dynamically
 #                             linked) stress-ng through its own loader and
@@ -18,7 +20,7 @@
 # OUT_DIR is a tests directory for scripts/mkinitramfs.sh. SRC_TREE must
 # have include/uapi/linux/hmm_dummy.h (the series' tree).
 set -euo pipefail
-case "${1:-}" in -h|--help) sed -n '3,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;; esac
+case "${1:-}" in -h|--help) sed -n '3,21p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;; esac
 [ $# -eq 2 ] || { echo "usage: $0 SRC_TREE OUT_DIR (see --help)" >&2; exit 2; }
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 src=$(cd "$1" && pwd -P)
@@ -35,10 +37,10 @@ else
 		{ cat "$out/logs/soak-headers.log" >&2; echo "build-soak: make headers failed" >&2; exit 1; }
 	uapi=$out/hdr/usr/include
 fi
-# The soak test and, in the same way, the hostile-input fuzzer and the
-# fault-injection suite: ci/NAME/hmm-NAME.c -> OUT_DIR/NAME/hmm-NAME, and
-# ci/guest/NAME.sh -> OUT_DIR/suites/NAME.
-for name in soak fuzz finj; do
+# The soak test and, in the same way, the hostile-input fuzzer, the
+# fault-injection suite and the demo: ci/NAME/hmm-NAME.c ->
+# OUT_DIR/NAME/hmm-NAME, and ci/guest/NAME.sh -> OUT_DIR/suites/NAME.
+for name in soak fuzz finj demo; do
 	mkdir -p "$out/$name"
 	${CC:-gcc} -Wall -Wextra -O2 -static -isystem "$uapi" "$TOP/ci/$name/hmm-$name.c" \
 		-o "$out/$name/hmm-$name.tmp" -lpthread

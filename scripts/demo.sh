@@ -3,9 +3,10 @@
 # demo.sh
 # The main job, from a fresh machine: install what is needed, get the base
 # tree, apply the series, build the patched kernel, boot it under QEMU, run
-# the HMM demo suites and print what happened.
+# the HMM demo suites (ci/suites/demo) and print what happened: what HMM did,
+# step by step, from the kernel's counters, then the tests per suite.
 . "$(dirname "$0")/lib.sh"
-case "${1:-}" in -h|--help) sed -n '3,6p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;; esac
+case "${1:-}" in -h|--help) sed -n '3,7p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;; esac
 
 need_pkgs "${BUILD_PKGS[@]}"
 "$TOP/scripts/get-base.sh"
@@ -23,11 +24,22 @@ rc=0
 "$TOP/scripts/run-qemu.sh" "$out/arch/x86/boot/bzImage" "$R/initramfs.cpio.gz" \
 	"$R/console.log" "$suites" 1200 || rc=1
 echo
-echo "---- what the guest did (full log: $R/console.log)"
-sed -n '/^GUEST-BEGIN/,/^==RESULTS-BEGIN==/p' "$R/console.log" | grep -av '^==RESULTS' |
-	grep -aE '^(GUEST|RESULT|DEMO|#  (OK|FAIL|SKIP)|ok |not ok )' | tr -d '\r'
+echo "---- the guest: $(tr -d '\r' < "$R/console.log" | grep -a -m1 '^GUEST-BEGIN' | cut -d' ' -f2-)"
+# The demo suite's own lines (ci/demo/hmm-demo.c), without their "DEMO N "
+# prefix: what HMM did, step by step, from the kernel's own counters.
+echo "---- what HMM did"
+tr -d '\r' < "$R/console.log" | sed -n '/^GUEST-BEGIN/,/^==RESULTS-BEGIN==/p' |
+	grep -a '^DEMO' | sed -E 's/^DEMO( [0-9]+)? ?/  /'
+echo
+echo "---- the tests (every result: $R/results.txt, full log: $R/console.log)"
+"$TOP/scripts/guest-results.sh" "$R/console.log" > "$R/results.txt"
+awk '{ s = $2; if (!(s in seen)) { seen[s] = 1; order[n++] = s } c[s, $4]++ }
+     END { for (i = 0; i < n; i++) { s = order[i]
+		printf "  %-24s %4d passed, %d failed, %d skipped\n", s,
+			c[s, "PASS"], c[s, "FAIL"], c[s, "SKIP"] } }' "$R/results.txt"
+grep ' FAIL' "$R/results.txt" | sed 's/^RESULT /  FAIL: /' || true
 "$TOP/scripts/check-log.sh" "$R/console.log" || rc=1
-p=$("$TOP/scripts/guest-results.sh" "$R/console.log" | grep -c ' PASS' || true)
-f=$("$TOP/scripts/guest-results.sh" "$R/console.log" | grep -c ' FAIL' || true)
+p=$(grep -c ' PASS' "$R/results.txt" || true)
+f=$(grep -c ' FAIL' "$R/results.txt" || true)
 echo "demo: $p passed, $f failed (kernel $(git -C "$WT" describe --always --tags), $(git -C "$WT" rev-list --count "$BASE_TAG..HEAD") patches)"
 exit $rc
