@@ -8,7 +8,7 @@
  *	themselves through a minor of BOTH dummy devices and loop over random
  *	operations, seeded (-s, always printed: the same -s and -p replay
  *	each worker's inputs; the racer's interleaving and the moment a fork
- *	child is killed are not reproducible). Ioctls: EXPOSE_MM, READ, WRITE, MIGRATE_TO, unknown command
+ *	child is killed are not reproducible). Ioctls: EXPOSE_MM, READ, WRITE, MIGRATE_TO, unknown command (MIGRATE_TO_FLAGS is known, not generated)
  *	numbers and wrong sizes/directions encoded in the command, garbage in
  *	the upper 32 bits of the command, on the worker's own mirror files, an
  *	unexposed file, a file exposed by a dead child, a pipe and bad fds, with
@@ -1285,6 +1285,11 @@ static int vfs_cmd_type(unsigned int c)
 
 static int hmm_cmd(unsigned int c)
 {
+#ifdef HMM_DUMMY_MIGRATE_TO_FLAGS
+	/* MIGRATE_TO with flags: a command of its own, not a bad one. */
+	if (c == HMM_DUMMY_MIGRATE_TO_FLAGS)
+		return 1;
+#endif
 	return c == HMM_DUMMY_EXPOSE_MM || c == HMM_DUMMY_READ ||
 	       c == HMM_DUMMY_WRITE || c == HMM_DUMMY_MIGRATE_TO;
 }
