@@ -62,17 +62,23 @@ static int step_no, step_fails, total_fails;
 static const char *step_name;
 static char cgroot[256], cg[300];
 
+/* One "DEMO N <tag>..." line of the current step. */
+static void vline(const char *tag, const char *fmt, va_list ap)
+{
+	printf("DEMO %d %s", step_no, tag);
+	vprintf(fmt, ap);
+	putchar('\n');
+	fflush(stdout);
+}
+
 static void demo(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static void demo(const char *fmt, ...)
 {
 	va_list ap;
 
-	printf("DEMO %d ", step_no);
 	va_start(ap, fmt);
-	vprintf(fmt, ap);
+	vline("", fmt, ap);
 	va_end(ap);
-	putchar('\n');
-	fflush(stdout);
 }
 
 static void step(int n, const char *name, const char *title)
@@ -89,12 +95,9 @@ static void fail(const char *fmt, ...)
 {
 	va_list ap;
 
-	printf("DEMO %d FAIL: ", step_no);
 	va_start(ap, fmt);
-	vprintf(fmt, ap);
+	vline("FAIL: ", fmt, ap);
 	va_end(ap);
-	putchar('\n');
-	fflush(stdout);
 	step_fails++;
 }
 
