@@ -66,7 +66,7 @@ EOF
 # ---------------------------------------------------------------------------
 # Build dependencies (Debian).  Installed only if missing.
 # ---------------------------------------------------------------------------
-DEB_PACKAGES=(gcc make libc6-dev libnuma-dev binutils patch)
+DEB_PACKAGES=(gcc make libc6-dev libnuma-dev libcap-dev binutils patch rsync)
 
 ensure_packages() {
 	local missing=() p
@@ -119,8 +119,8 @@ PROGRAMS=(
 	"mkdirty              |$MM|mkdirty.c $MMLIB                    |      |optional|"
 	"pagemap_ioctl        |$MM|pagemap_ioctl.c $MMLIB              |      |optional|"
 	# 6.12.y khugepaged.c uses KSFT_SKIP without including kselftest.h
-	# (stable backport bug); the define is identical to kselftest.h's.
-	"khugepaged           |$MM|khugepaged.c $MMLIB                 |      |optional|-DKSFT_SKIP=4"
+	# (stable backport bug): ci/selftest-fixes/0002-*.
+	"khugepaged           |$MM|khugepaged.c $MMLIB                 |      |optional|"
 	"split_huge_page_test |$MM|split_huge_page_test.c $MMLIB       |      |optional|"
 	"transhuge-stress     |$MM|transhuge-stress.c $MMLIB           |      |optional|"
 	"compaction_test      |$MM|compaction_test.c $MMLIB            |      |optional|"
@@ -156,30 +156,30 @@ up_to_date() {
 	return 0
 }
 
-# fix_tree SRC OUT FIXES_DIR: print the root to build the mm selftests from.
-# With no fixes that is SRC.  Otherwise OUT/fixsrc: a copy of SRC/$MM with
-# every fix applied, and symlinks for what its relative includes reach
-# (../kselftest.h, ../../../../mm/gup_test.h, ...).  cp -a keeps the mtimes
+# fix_tree SRC OUT FIXES_DIR: print the root to build the mm selftests
+# from: OUT/fixsrc, a copy of SRC/$MM with every fix applied, and symlinks
+# for the rest of SRC. The selftests build writes into its source directory
+# (check_config.sh's local_config.*), and SRC stays read-only.  cp -a keeps the mtimes
 # of unpatched files, so the incremental check rebuilds only what a fix
 # touches.  A fix the tree already contains is skipped; one that applies
 # neither way is an error.
 fix_tree() {
 	local src=$1 out=$2 fixes=$3 root p e
 	local -a patches=()
-	[ -d "$fixes" ] && patches=("$fixes"/*.patch)
-	if [ "${#patches[@]}" -eq 0 ] || [ ! -e "${patches[0]}" ]; then
-		printf '%s\n' "$src"
-		return 0
-	fi
+	[ -d "$fixes" ] && [ -n "$(ls "$fixes"/*.patch 2>/dev/null)" ] && patches=("$fixes"/*.patch)
 	root=$out/fixsrc
 	rm -rf "$root"
 	mkdir -p "$root/tools/testing/selftests"
 	cp -a "$src/$MM" "$root/$MM"
-	for e in "$src"/tools/testing/selftests/*; do
-		[ "$e" = "$src/$MM" ] || ln -s "$e" "$root/tools/testing/selftests/"
-	done
-	for e in mm lib; do
-		ln -s "$src/$e" "$root/$e"
+	# Everything beside the copied mm/ is a symlink into SRC, at every
+	# level from the top, so that both the single-program builds and the
+	# kselftest build (build_kselftest) find what they include.
+	local d=$MM
+	while [ "$d" != . ]; do
+		for e in "$src/$(dirname "$d")"/*; do
+			[ "${e##*/}" = "${d##*/}" ] || ln -s "$e" "$root/$(dirname "$d")/"
+		done
+		d=$(dirname "$d")
 	done
 	for p in "${patches[@]}"; do
 		if patch -p1 -s -N -f --dry-run -d "$root" <"$p" >/dev/null 2>&1; then
@@ -196,6 +196,49 @@ fix_tree() {
 		fi
 	done
 	printf '%s\n' "$root"
+}
+
+# build_kselftest ROOT UAPI OUT: the mm selftests built and installed the way
+# kselftest does it ("make -C tools/testing/selftests TARGETS=mm install"),
+# from ROOT (fix_tree's copy, so the carried fixes apply), into
+# OUT/kselftest, for ci/guest/run-kselftest.sh (run_vmtests.sh -t CATEGORY).
+# They are dynamically linked, as upstream builds them: bash and the shared
+# libraries they use go to OUT/rootfs, which mkinitramfs.sh lays over the
+# root of the initramfs.
+build_kselftest() {
+	local root=$1 uapi=$2 out=$3 cfg=$out/gen/ksft f lib
+	mkdir -p "$cfg"
+	# check_config.sh's output, kept across runs (fix_tree recreates ROOT),
+	# so that an unchanged tree rebuilds nothing.
+	for f in local_config.mk local_config.h; do
+		[ -f "$cfg/$f" ] && cp -p "$cfg/$f" "$root/$MM/$f"
+	done
+	rm -rf "$out/kselftest"
+	if ! make -C "$root/tools/testing/selftests" -j"$(nproc)" O="$out/ksft-obj" \
+		KHDR_INCLUDES="-isystem $uapi" TARGETS=mm \
+		KSFT_INSTALL_PATH="$out/kselftest" install >"$out/logs/kselftest.log" 2>&1; then
+		tail -n 30 "$out/logs/kselftest.log" >&2
+		log "ERROR: the kselftest build of $MM failed (see $out/logs/kselftest.log)"
+		return 1
+	fi
+	for f in local_config.mk local_config.h; do
+		cp -p "$root/$MM/$f" "$cfg/$f"
+	done
+	rm -rf "$out/rootfs"
+	mkdir -p "$out/rootfs/bin"
+	cp -L "$(command -v bash)" "$out/rootfs/bin/bash"
+	{
+		echo "$out/rootfs/bin/bash"
+		find "$out/kselftest" -type f -perm -u+x -exec sh -c \
+			'for f; do [ "$(head -c 4 "$f" | od -An -c | tr -d " ")" = 177ELF ] && echo "$f"; done' sh {} +
+	} | while read -r f; do
+		ldd "$f" 2>/dev/null | awk '$2 == "=>" && $3 ~ /^\// { print $3 } $1 ~ /^\// { print $1 }'
+	done | sort -u | while read -r lib; do
+		mkdir -p "$out/rootfs$(dirname "$lib")"
+		cp -L "$lib" "$out/rootfs$lib"
+	done
+	log "kselftest: $(find "$out/kselftest" -type f | wc -l) files installed in $out/kselftest," \
+		"$(find "$out/rootfs" -type f | wc -l) in $out/rootfs"
 }
 
 main() {
@@ -395,6 +438,9 @@ EOF
 	done
 	mv "$status_file.tmp" "$status_file"
 
+	# --- the kselftest install (run_vmtests.sh categories) ----------------
+	build_kselftest "$mmroot" "$uapi" "$out" || failed_required=1
+
 	# --- in-guest runner ----------------------------------------------------
 	if [ -f "$runner" ]; then
 		install -m 0755 "$runner" "$out/run-selftests.sh"
@@ -402,6 +448,7 @@ EOF
 		log "WARNING: runner $runner not found, not copied"
 	fi
 	install -m 0755 "$script_dir/../ci/guest/run-kunit.sh" "$out/run-kunit.sh"
+	install -m 0755 "$script_dir/../ci/guest/run-kselftest.sh" "$out/run-kselftest.sh"
 	# The benchmark (suite "bench", run by scripts/bench.sh; in no CI suite
 	# list). Optional: a failure here does not fail the test build.
 	if ! UAPI_INCLUDE=$uapi "$script_dir/build-bench.sh" "$src" "$out" >"$out/logs/hmm-bench.log" 2>&1; then

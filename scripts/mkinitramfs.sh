@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # mkinitramfs.sh BUILD_DIR TESTS_DIR OUT.cpio.gz
 # Test initramfs: Debian's busybox-static, ci/guest/init, the kernel's
-# modules from BUILD_DIR and the statically linked test programs and
-# runners from TESTS_DIR (made by scripts/build-guest-tests.sh).
+# modules from BUILD_DIR and the test programs and runners from TESTS_DIR
+# (made by scripts/build-guest-tests.sh), with TESTS_DIR/rootfs at the root.
 . "$(dirname "$0")/lib.sh"
 if [ $# -ne 3 ] || [ "$1" = --help ]; then
 	echo "usage: $0 BUILD_DIR TESTS_DIR OUT.cpio.gz" >&2
@@ -31,5 +31,11 @@ if grep -q '^CONFIG_MODULES=y' "$out/.config"; then
 	rm -f "$st"/lib/modules/*/build "$st"/lib/modules/*/source
 fi
 cp -a "$tests/." "$st/tests/"
+# TESTS_DIR/rootfs (bash and the shared libraries of the installed
+# kselftests) goes over the root, replacing busybox's links of the same name.
+if [ -d "$st/tests/rootfs" ]; then
+	cp -a --remove-destination "$st/tests/rootfs/." "$st/"
+	rm -rf "$st/tests/rootfs"
+fi
 (cd "$st" && find . -print0 | sort -z | cpio --null -o -H newc --quiet) | gzip -1 > "$img"
 log "initramfs: $img ($(du -h "$img" | cut -f1))"
