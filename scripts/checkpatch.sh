@@ -8,7 +8,10 @@
 #   - a subject of the form "area/sub: summary" (e.g. "mm/hmm: ...")
 #   - a body of at least 3 lines saying why, and a Signed-off-by
 . "$(dirname "$0")/lib.sh"
-case "${1:-}" in -h|--help) sed -n '3,10p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;; esac
+case "${1:-}" in
+-h|--help) usage; exit 0 ;;
+-*) usage_error "unknown option $1" ;;
+esac
 ensure_tree
 exc=$TOP/ci/checkpatch-exceptions
 need_pkgs perl python3-ply python3-git

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# export.sh [REV]
+# export.sh [--tree DIR] [--out DIR] [REV]
 # Developer loop, step 2: regenerate patches/ and series from the commits
 # hmm/base..REV of the kernel tree (REV defaults to the hmm/series branch).
 # The output carries no dates of export, commit ids or tool versions, so
@@ -12,14 +12,15 @@
 OUT=$TOP
 while [ $# -gt 0 ]; do
 	case "$1" in
-	-h|--help) sed -n '3,9p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-	--tree) KTREE=$2; shift ;;
-	--out) OUT=$2; shift ;;
-	-*) die "unknown option $1 (see --help)" ;;
+	-h|--help) usage; exit 0 ;;
+	--tree) need_arg "$@"; KTREE=$2; shift ;;
+	--out) need_arg "$@"; OUT=$2; shift ;;
+	-*) usage_error "unknown option $1" ;;
 	*) break ;;
 	esac
 	shift
 done
+[ $# -le 1 ] || usage_error "one REV at most"
 rev=${1:-$SERIES_BRANCH}
 ensure_tree
 git -C "$KTREE" rev-parse -q --verify "$rev^{commit}" >/dev/null || die "no revision $rev in $KTREE"

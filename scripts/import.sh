@@ -15,9 +15,9 @@ FORCE=0 WT=
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--force) FORCE=1 ;;
-	--worktree) WT=$2; shift ;;
-	-h|--help) sed -n '3,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-	*) die "unknown argument $1 (see --help)" ;;
+	--worktree) need_arg "$@"; WT=$2; shift ;;
+	-h|--help) usage; exit 0 ;;
+	*) usage_error "unknown argument $1" ;;
 	esac
 	shift
 done

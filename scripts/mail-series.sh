@@ -19,12 +19,12 @@ OUT=$WORKDIR/outgoing CHECK=0 FROM=
 TO=()
 while [ $# -gt 0 ]; do
 	case "$1" in
-	-h|--help) sed -n '3,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-	--out) OUT=$2; shift ;;
-	--to) TO+=("--to=$2"); shift ;;
-	--from) FROM=$2; shift ;;
+	-h|--help) usage; exit 0 ;;
+	--out) need_arg "$@"; OUT=$2; shift ;;
+	--to) need_arg "$@"; TO+=("--to=$2"); shift ;;
+	--from) need_arg "$@"; FROM=$2; shift ;;
 	--check) CHECK=1 ;;
-	*) die "unknown argument $1 (see --help)" ;;
+	*) usage_error "unknown argument $1" ;;
 	esac
 	shift
 done
