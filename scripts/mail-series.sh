@@ -71,7 +71,7 @@ rm -rf "$OUT/b4"
 # after the headers).
 git -C "$KTREE" -c diff.noprefix=false -c diff.mnemonicPrefix=false \
 	-c diff.algorithm=myers -c format.subjectPrefix=PATCH -c format.suffix=.patch \
-	-c format.useAutoBase=false \
+	-c format.useAutoBase=false -c format.filenameMaxLength=64 \
 	format-patch -q --cover-letter --cover-from-description=none \
 	--thread=shallow --numbered --base="$base" --from="$FROM" "${TO[@]}" \
 	--no-signature --no-renames --full-index --no-binary --stat=80 \
@@ -124,7 +124,8 @@ result() { # result NAME OK|FAIL TEXT
 patches=("${msgs[@]:1}")
 
 # (a) checkpatch, exactly as scripts/checkpatch.sh runs it for CI (the file
-# names are the same as in patches/, so ci/checkpatch-exceptions applies).
+# names are those of patches/ with a NNNN- number, which checkpatch.sh drops,
+# so ci/checkpatch-exceptions applies).
 if "$TOP/scripts/checkpatch.sh" "${patches[@]}" 2> "$OUT/checkpatch.log"; then
 	result checkpatch OK "${#patches[@]} patches clean (checkpatch.pl --strict, subject, body, Signed-off-by)"
 else
