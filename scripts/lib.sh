@@ -85,9 +85,12 @@ kmake() {
 		KBUILD_BUILD_USER=hmm KBUILD_BUILD_HOST=series "$@"
 }
 
-# series_patches: the patch files in quilt order (comments and blanks dropped).
+# series_patches [FILE]: the patch files of FILE (default ./series) in quilt
+# order: comment lines ("# ..."), trailing comments and blanks dropped, and
+# quilt options after the name (e.g. -p1) too. Anything that reads series
+# goes through this, so section comments are allowed anywhere.
 series_patches() {
-	sed -e 's/#.*//' -e 's/[[:space:]]*$//' "$TOP/series" | awk 'NF { print $1 }'
+	sed -e 's/#.*//' -e 's/[[:space:]]*$//' "${1:-$TOP/series}" | awk 'NF { print $1 }'
 }
 
 ensure_tree() {
