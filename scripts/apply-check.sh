@@ -7,7 +7,11 @@
 # GIT_TREE: an existing import to compare against (default: a fresh one in
 # $HMM_WORKDIR/apply-check). Any patch that needs fuzz or fails fails the run.
 . "$(dirname "$0")/lib.sh"
-case "${1:-}" in -h|--help) sed -n '3,9p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;; esac
+case "${1:-}" in
+-h|--help) usage; exit 0 ;;
+-*) usage_error "unknown option $1" ;;
+esac
+[ $# -le 1 ] || usage_error "one GIT_TREE at most"
 ensure_tree
 need_pkgs quilt
 

@@ -21,7 +21,6 @@
 # Under QEMU TCG only ratios measured in one boot mean anything.
 . "$(dirname "$0")/lib.sh"
 
-usage() { sed -n '3,23p' "$0" | sed 's/^# \{0,1\}//'; }
 ARGS="-s 4,64,256,512 -r 5 -R 2 -H 2 -M 256" BASE='' OUT='' SRC='' TMO=1200 BUILD=
 
 # compare BASE.csv SERIES.csv: series/base ratio of every common row
@@ -45,14 +44,15 @@ compare() {
 while [ $# -gt 0 ]; do
 	case "$1" in
 	-h|--help) usage; exit 0 ;;
-	--base) BASE=$2; shift ;;
-	--args) ARGS=$2; shift ;;
-	--out) OUT=$2; shift ;;
-	--src) SRC=$2; shift ;;
-	--timeout) TMO=$2; shift ;;
-	--compare) [ $# -eq 3 ] || die "--compare BASE.csv SERIES.csv"; compare "$2" "$3"; exit 0 ;;
-	-*) die "unknown option $1 (see --help)" ;;
-	*) [ -z "$BUILD" ] || die "one BUILD_DIR only"; BUILD=$1 ;;
+	--base) need_arg "$@"; BASE=$2; shift ;;
+	--args) need_arg "$@"; ARGS=$2; shift ;;
+	--out) need_arg "$@"; OUT=$2; shift ;;
+	--src) need_arg "$@"; SRC=$2; shift ;;
+	--timeout) need_arg "$@"; TMO=$2; shift ;;
+	--compare) [ $# -eq 3 ] || usage_error "--compare BASE.csv SERIES.csv, and nothing after"
+		compare "$2" "$3"; exit 0 ;;
+	-*) usage_error "unknown option $1" ;;
+	*) [ -z "$BUILD" ] || usage_error "one BUILD_DIR only"; BUILD=$1 ;;
 	esac
 	shift
 done

@@ -12,7 +12,11 @@
 # The configuration step is rerun only when a Kconfig file or the set of
 # fragment symbols the commit knows about changes.
 . "$(dirname "$0")/lib.sh"
-[ $# -ge 1 ] && [ "$1" != --help ] || { sed -n '3,13p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
+case "${1:-}" in
+-h|--help) usage; exit 0 ;;
+-*) usage_error "unknown option $1" ;;
+esac
+[ $# -ge 1 ] || usage_error "no TREE given"
 tree=$1; shift
 [ $# -gt 0 ] || set -- "$TOP/configs/guest.config" "$TOP/configs/hmm.config"
 ensure_tree

@@ -19,10 +19,12 @@
 #                             OUT_DIR/soak/stress-ng/
 # OUT_DIR is a tests directory for scripts/mkinitramfs.sh. SRC_TREE must
 # have include/uapi/linux/hmm_dummy.h (the series' tree).
-set -euo pipefail
-case "${1:-}" in -h|--help) sed -n '3,21p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;; esac
-[ $# -eq 2 ] || { echo "usage: $0 SRC_TREE OUT_DIR (see --help)" >&2; exit 2; }
-TOP=$(cd "$(dirname "$0")/.." && pwd)
+. "$(dirname "$0")/lib.sh"
+case "${1:-}" in
+-h|--help) usage; exit 0 ;;
+-*) usage_error "unknown option $1" ;;
+esac
+[ $# -eq 2 ] || usage_error "SRC_TREE and OUT_DIR expected"
 src=$(cd "$1" && pwd -P)
 mkdir -p "$2"
 out=$(cd "$2" && pwd -P)

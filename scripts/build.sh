@@ -5,10 +5,11 @@
 # out of tree (O=BUILD_DIR), incrementally, with ccache when available.
 . "$(dirname "$0")/lib.sh"
 
-if [ $# -lt 2 ] || [ "$1" = --help ]; then
-	echo "usage: $0 SRC BUILD_DIR [FRAGMENT...]" >&2
-	exit 2
-fi
+case "${1:-}" in
+-h|--help) usage; exit 0 ;;
+-*) usage_error "unknown option $1" ;;
+esac
+[ $# -ge 2 ] || usage_error "SRC and BUILD_DIR expected"
 src=$1 out=$2; shift 2
 src=$(cd "$src" && pwd)
 # A build directory belongs to one source tree: its dependency files name

@@ -7,7 +7,11 @@
 # Scans the dmesg the guest dumped at the end and every timestamped kernel
 # line of the console (the latter also covers a guest that died early).
 . "$(dirname "$0")/lib.sh"
-[ $# -eq 1 ] && [ "$1" != --help ] || { echo "usage: $0 LOG" >&2; exit 2; }
+case "${1:-}" in
+-h|--help) usage; exit 0 ;;
+-*) usage_error "unknown option $1" ;;
+esac
+[ $# -eq 1 ] || usage_error "one LOG expected"
 logf=$1
 [ -f "$logf" ] || die "no log $logf"
 

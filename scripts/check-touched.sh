@@ -7,7 +7,11 @@
 # Fails on any warning the series adds (compared per file, ignoring line
 # numbers) and on any touched file that does not compile.
 . "$(dirname "$0")/lib.sh"
-[ $# -eq 1 ] && [ "$1" != --help ] || { sed -n '3,8p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
+case "${1:-}" in
+-h|--help) usage; exit 0 ;;
+-*) usage_error "unknown option $1" ;;
+esac
+[ $# -eq 1 ] || usage_error "one TREE expected"
 tree=$1
 ensure_tree
 need_pkgs sparse

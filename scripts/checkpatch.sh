@@ -8,7 +8,10 @@
 #   - a subject of the form "area/sub: summary" (e.g. "mm/hmm: ...")
 #   - a body of at least 3 lines saying why, and a Signed-off-by
 . "$(dirname "$0")/lib.sh"
-case "${1:-}" in -h|--help) sed -n '3,10p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;; esac
+case "${1:-}" in
+-h|--help) usage; exit 0 ;;
+-*) usage_error "unknown option $1" ;;
+esac
 ensure_tree
 exc=$TOP/ci/checkpatch-exceptions
 need_pkgs perl python3-ply python3-git
@@ -28,8 +31,9 @@ bad=0 n=0
 for p in "${patches[@]}"; do
 	b=$(basename "$p")
 	n=$((n + 1))
-	# Exceptions name the patch without its number, so that inserting or
-	# dropping a patch (which renumbers the files) keeps them.
+	# Exceptions name the patch by its file name in patches/, the subject
+	# slug; a numbered file (format-patch's NNNN-slug.patch, as in
+	# ci/selftest-fixes/ and mail-series.sh's output) by its slug too.
 	ign=$(awk -v f="${b#[0-9][0-9][0-9][0-9]-}" '$1 == f { printf "%s,", $2 }' "$exc" 2>/dev/null)
 	# checkpatch reads the tree for some checks: run it from the base tree.
 	if ! out=$(cd "$KTREE" && perl scripts/checkpatch.pl --strict --show-types \
@@ -54,6 +58,14 @@ for p in "${patches[@]}"; do
 	printf '%s\n' "$body" | grep -q '^Signed-off-by: .* <.*@.*>$' ||
 		{ echo "checkpatch: $b: no Signed-off-by" >&2; bad=$((bad + 1)); }
 done
+# An exception whose patch is gone (dropped, or its subject changed) would
+# silently wait for a new patch of that name: say so on a whole-series run.
+if [ $# -eq 0 ] && [ -f "$exc" ]; then
+	for k in $(awk '!/^#/ && NF { print $1 }' "$exc" | sort -u); do
+		printf '%s\n' "${patches[@]##*/}" | sed 's/^[0-9][0-9][0-9][0-9]-//' | grep -qxF "$k" ||
+			{ echo "checkpatch: ci/checkpatch-exceptions names $k, which is not in series" >&2; bad=$((bad + 1)); }
+	done
+fi
 # checkpatch leaves a CamelCase cache in the tree; it is not ours to keep.
 rm -f "$KTREE"/.checkpatch-camelcase.git.*
 [ $bad -eq 0 ] || die "patch hygiene: $bad problem(s) in $n patch(es)"

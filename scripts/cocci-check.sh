@@ -15,10 +15,11 @@
 # braced case blocks ("case X: { ... }"): a complete switch must not be
 # reported, an incomplete one must.
 . "$(dirname "$0")/lib.sh"
-if [ $# -ne 1 ] || [ "$1" = --help ]; then
-	sed -n '3,14p' "$0" | sed 's/^# \{0,1\}//'
-	exit 2
-fi
+case "${1:-}" in
+-h|--help) usage; exit 0 ;;
+-*) usage_error "unknown option $1" ;;
+esac
+[ $# -eq 1 ] || usage_error "one TREE expected"
 tree=$(cd "$1" && pwd)
 need_pkgs coccinelle
 git -C "$tree" rev-parse -q --verify "$BASE_TAG^{commit}" >/dev/null ||

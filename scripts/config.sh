@@ -8,10 +8,11 @@
 # of tinyconfig.
 . "$(dirname "$0")/lib.sh"
 
-if [ $# -lt 3 ] || [ "$1" = --help ]; then
-	echo "usage: $0 SRC BUILD_DIR FRAGMENT..." >&2
-	exit 2
-fi
+case "${1:-}" in
+-h|--help) usage; exit 0 ;;
+-*) usage_error "unknown option $1" ;;
+esac
+[ $# -ge 3 ] || usage_error "SRC, BUILD_DIR and at least one FRAGMENT expected"
 src=$1 out=$2; shift 2
 mkdir -p "$out"
 

@@ -6,7 +6,8 @@
 # the HMM demo suites (ci/suites/demo) and print what happened: what HMM did,
 # step by step, from the kernel's counters, then the tests per suite.
 . "$(dirname "$0")/lib.sh"
-case "${1:-}" in -h|--help) sed -n '3,7p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;; esac
+case "${1:-}" in -h|--help) usage; exit 0 ;; esac
+[ $# -eq 0 ] || usage_error "no arguments expected, got $1"
 
 need_pkgs "${BUILD_PKGS[@]}"
 "$TOP/scripts/get-base.sh"

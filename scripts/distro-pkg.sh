@@ -32,15 +32,15 @@ while [ $# -gt 0 ]; do
 	case "$1" in
 	--debian) mode=debian ;;
 	--compile-only) compile_only=1 ;;
-	--seed) seed=$2; shift ;;
-	--help|-h) sed -n '3,28p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-	-*) die "unknown option $1 (see --help)" ;;
+	--seed) need_arg "$@"; seed=$2; shift ;;
+	--help|-h) usage; exit 0 ;;
+	-*) usage_error "unknown option $1" ;;
 	*) break ;;
 	esac
 	shift
 done
-[ $# -eq 1 ] || die "usage: $0 [--debian [--compile-only]] TREE (see --help)"
-[ $compile_only = 0 ] || [ $mode = debian ] || die "--compile-only goes with --debian"
+[ $# -eq 1 ] || usage_error "one TREE expected"
+[ $compile_only = 0 ] || [ $mode = debian ] || usage_error "--compile-only goes with --debian"
 tree=$(cd "$1" && pwd)
 ensure_tree
 need_pkgs dpkg-dev debhelper kmod cpio bc bison flex libelf-dev libssl-dev rsync xz-utils

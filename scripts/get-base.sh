@@ -1,29 +1,25 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# get-base.sh [--force]
 # Obtain the base kernel tree the series applies to, as a git repository with
 # the base commit tagged hmm/base.
 #
 # Default: Debian's linux-source-6.12 at the version pinned in ./base-version,
-# unpacked into $HMM_WORKDIR/linux (cached: a second run is a no-op).
+# unpacked into $HMM_WORKDIR/linux (default ~/.cache/hmm-series/linux; cached:
+# a second run is a no-op).
 # With KERNEL_TREE=/path/to/your/tree: use that git tree; hmm/base is tagged at
 # BASE_REF (default HEAD) unless the tag already exists.
+#   --force   recreate the Debian-based tree even if it exists
 . "$(dirname "$0")/lib.sh"
 
-usage() {
-	cat <<USAGE
-usage: $0 [--force]
-  Creates $KTREE (a git tree with tag $BASE_TAG) from Debian's
-  linux-source-6.12 $(cat "$TOP/base-version"), or tags KERNEL_TREE if set.
-  --force   recreate the Debian-based tree even if it exists
-USAGE
-}
 FORCE=0
 case "${1:-}" in
 -h|--help) usage; exit 0 ;;
 --force) FORCE=1 ;;
 "") ;;
-*) usage; exit 2 ;;
+*) usage_error "unknown argument $1" ;;
 esac
+[ $# -le 1 ] || usage_error "one argument at most"
 
 if [ -n "${KERNEL_TREE:-}" ]; then
 	git -C "$KTREE" rev-parse --git-dir >/dev/null 2>&1 ||

@@ -5,7 +5,10 @@
 # commits (git am of the files in ./series, in order, onto hmm/base).
 #   default       branch hmm/series in the base tree ($KTREE), checked out
 #   --worktree D  a detached git worktree at D instead (used by the pipeline;
-#                 your own checkout is left alone)
+#                 your own checkout is left alone). D must not exist, be
+#                 empty, or be a worktree import.sh made: that one is reset
+#                 (reset --hard, clean -fdx) and reused. Anything else is
+#                 refused, so a wrong path cannot lose files.
 #   --force       overwrite an existing hmm/series branch
 # Committer identity and dates are fixed, so the same series gives the same
 # commit ids every time.
@@ -15,9 +18,9 @@ FORCE=0 WT=
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--force) FORCE=1 ;;
-	--worktree) WT=$2; shift ;;
-	-h|--help) sed -n '3,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-	*) die "unknown argument $1 (see --help)" ;;
+	--worktree) need_arg "$@"; WT=$2; shift ;;
+	-h|--help) usage; exit 0 ;;
+	*) usage_error "unknown argument $1" ;;
 	esac
 	shift
 done
@@ -26,17 +29,46 @@ ensure_tree
 export GIT_COMMITTER_NAME="hmm-series import" GIT_COMMITTER_EMAIL="hmm-series@localhost"
 export GIT_COMMITTER_DATE="2026-01-01T00:00:00Z"
 
+# A worktree made here carries this file in its git directory
+# ($KTREE/.git/worktrees/NAME/), where no checkout, clean or export sees it.
+MARK=hmm-import-worktree
+# ours DIR: did import.sh make the worktree DIR? It must be a linked worktree
+# of $KTREE (not $KTREE itself, not another repository) with our mark. One
+# made before the mark existed passes if it is detached at a commit that
+# import.sh committed (its fixed committer name) and has nothing to lose: no
+# change to a tracked file, no untracked file.
+ours() {
+	local d=$1 common gd
+	[ -e "$d/.git" ] || return 1
+	[ "$(git -C "$d" rev-parse --show-toplevel 2>/dev/null)" = "$d" ] || return 1
+	common=$(git -C "$KTREE" rev-parse --path-format=absolute --git-common-dir)
+	[ "$(git -C "$d" rev-parse --path-format=absolute --git-common-dir)" = "$common" ] || return 1
+	gd=$(git -C "$d" rev-parse --absolute-git-dir)
+	[ "$gd" != "$common" ] || return 1
+	[ -f "$gd/$MARK" ] && return 0
+	! git -C "$d" symbolic-ref -q HEAD >/dev/null &&
+		[ "$(git -C "$d" log -1 --format=%cn HEAD)" = "$GIT_COMMITTER_NAME" ] &&
+		[ -z "$(git -C "$d" status --porcelain --untracked-files=no)" ] &&
+		[ -z "$(git -C "$d" ls-files --others --directory | head -n 1)" ]
+}
+
 if [ -n "$WT" ]; then
-	if [ -e "$WT/.git" ]; then
+	# Absolute: git -C "$KTREE" worktree add would read a relative path
+	# from $KTREE.
+	WT=$(realpath -m -- "$WT")
+	if [ -e "$WT" ] && { [ ! -d "$WT" ] || [ -n "$(ls -A -- "$WT")" ]; }; then
+		ours "$WT" || die "--worktree $WT exists, is not empty and is not a worktree that
+import.sh made: refusing to reset or delete it. Give a new or empty
+directory (or remove this one yourself)."
 		git -C "$WT" reset -q --hard
 		git -C "$WT" clean -q -fdx
 		git -C "$WT" am --abort >/dev/null 2>&1 || true
 		git -C "$WT" checkout -q --detach "$BASE_TAG"
 	else
-		rm -rf "$WT"
 		git -C "$KTREE" worktree prune
 		git -C "$KTREE" worktree add -q --detach "$WT" "$BASE_TAG"
 	fi
+	touch "$(git -C "$WT" rev-parse --absolute-git-dir)/$MARK"
 	tree=$WT
 else
 	tree=$KTREE

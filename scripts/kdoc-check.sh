@@ -13,8 +13,16 @@
 #     at the base and at the head: the series must add no warning.
 . "$(dirname "$0")/lib.sh"
 html=0
-[ "${1:-}" = --htmldocs ] && { html=1; shift; }
-[ $# -eq 1 ] && [ "$1" != --help ] || { sed -n '3,13p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
+while [ $# -gt 0 ]; do
+	case "$1" in
+	-h|--help) usage; exit 0 ;;
+	--htmldocs) html=1 ;;
+	-*) usage_error "unknown option $1" ;;
+	*) break ;;
+	esac
+	shift
+done
+[ $# -eq 1 ] || usage_error "one TREE expected"
 tree=$1
 ensure_tree
 head=$(git -C "$tree" rev-parse HEAD)

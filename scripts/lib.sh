@@ -24,6 +24,27 @@ log()  { printf '==> %s\n' "$*" >&2; }
 warn() { printf '\n!!! WARNING: %s\n\n' "$*" >&2; }
 die()  { printf 'ERROR: %s\n' "$*" >&2; exit 1; }
 
+# Every script's help is its header comment: the "#" lines after the "#!"
+# and SPDX lines, up to the first line that is not a comment, without their
+# "# ". Its first line is the synopsis ("name.sh [options] ARGS").
+# usage [N]: print the header (its first N lines) of the running script.
+usage() {
+	awk -v n="${1:-0}" 'FNR == 1 && /^#!/ { next }
+		/^# SPDX-License-Identifier:/ { next }
+		!/^#/ { exit }
+		{ sub(/^# ?/, ""); print; if (n && ++c >= n) exit }' "$0"
+}
+# Exit codes of every script: --help/-h prints usage on stdout and exits 0;
+# a usage error (unknown option, missing or extra argument) exits 2 with a
+# message on stderr; any other failure (die) exits 1.
+# usage_error MSG: MSG and the synopsis on stderr, exit 2.
+usage_error() {
+	printf 'ERROR: %s\nusage: %s  (see --help)\n' "$*" "$(usage 1)" >&2
+	exit 2
+}
+# need_arg "$@": in an option loop, the option $1 must have an argument.
+need_arg() { [ $# -ge 2 ] || usage_error "$1 needs an argument"; }
+
 # need_pkgs PKG...: install the Debian packages that are missing.
 need_pkgs() {
 	local missing=() p
@@ -64,9 +85,12 @@ kmake() {
 		KBUILD_BUILD_USER=hmm KBUILD_BUILD_HOST=series "$@"
 }
 
-# series_patches: the patch files in quilt order (comments and blanks dropped).
+# series_patches [FILE]: the patch files of FILE (default ./series) in quilt
+# order: comment lines ("# ..."), trailing comments and blanks dropped, and
+# quilt options after the name (e.g. -p1) too. Anything that reads series
+# goes through this, so section comments are allowed anywhere.
 series_patches() {
-	sed -e 's/#.*//' -e 's/[[:space:]]*$//' "$TOP/series" | awk 'NF { print $1 }'
+	sed -e 's/#.*//' -e 's/[[:space:]]*$//' "${1:-$TOP/series}" | awk 'NF { print $1 }'
 }
 
 ensure_tree() {

@@ -19,12 +19,12 @@ OUT=$WORKDIR/outgoing CHECK=0 FROM=
 TO=()
 while [ $# -gt 0 ]; do
 	case "$1" in
-	-h|--help) sed -n '3,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-	--out) OUT=$2; shift ;;
-	--to) TO+=("--to=$2"); shift ;;
-	--from) FROM=$2; shift ;;
+	-h|--help) usage; exit 0 ;;
+	--out) need_arg "$@"; OUT=$2; shift ;;
+	--to) need_arg "$@"; TO+=("--to=$2"); shift ;;
+	--from) need_arg "$@"; FROM=$2; shift ;;
 	--check) CHECK=1 ;;
-	*) die "unknown argument $1 (see --help)" ;;
+	*) usage_error "unknown argument $1" ;;
 	esac
 	shift
 done
@@ -71,7 +71,7 @@ rm -rf "$OUT/b4"
 # after the headers).
 git -C "$KTREE" -c diff.noprefix=false -c diff.mnemonicPrefix=false \
 	-c diff.algorithm=myers -c format.subjectPrefix=PATCH -c format.suffix=.patch \
-	-c format.useAutoBase=false \
+	-c format.useAutoBase=false -c format.filenameMaxLength=64 \
 	format-patch -q --cover-letter --cover-from-description=none \
 	--thread=shallow --numbered --base="$base" --from="$FROM" "${TO[@]}" \
 	--no-signature --no-renames --full-index --no-binary --stat=80 \
@@ -124,7 +124,8 @@ result() { # result NAME OK|FAIL TEXT
 patches=("${msgs[@]:1}")
 
 # (a) checkpatch, exactly as scripts/checkpatch.sh runs it for CI (the file
-# names are the same as in patches/, so ci/checkpatch-exceptions applies).
+# names are those of patches/ with a NNNN- number, which checkpatch.sh drops,
+# so ci/checkpatch-exceptions applies).
 if "$TOP/scripts/checkpatch.sh" "${patches[@]}" 2> "$OUT/checkpatch.log"; then
 	result checkpatch OK "${#patches[@]} patches clean (checkpatch.pl --strict, subject, body, Signed-off-by)"
 else

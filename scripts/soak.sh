@@ -24,19 +24,18 @@
 # Exit status 0 only if every RESULT line of the guest is PASS.
 . "$(dirname "$0")/lib.sh"
 
-usage() { sed -n '3,24p' "$0" | sed 's/^# \{0,1\}//'; }
 ARGS="-t 300 -p 4 -m 512" OUT='' SRC='' TMO='' BUILD='' STRESS=1
 
 while [ $# -gt 0 ]; do
 	case "$1" in
 	-h|--help) usage; exit 0 ;;
-	--args) ARGS=$2; shift ;;
-	--out) OUT=$2; shift ;;
-	--src) SRC=$2; shift ;;
-	--timeout) TMO=$2; shift ;;
+	--args) need_arg "$@"; ARGS=$2; shift ;;
+	--out) need_arg "$@"; OUT=$2; shift ;;
+	--src) need_arg "$@"; SRC=$2; shift ;;
+	--timeout) need_arg "$@"; TMO=$2; shift ;;
 	--no-stress-ng) STRESS=0 ;;
-	-*) die "unknown option $1 (see --help)" ;;
-	*) [ -z "$BUILD" ] || die "one BUILD_DIR only"; BUILD=$1 ;;
+	-*) usage_error "unknown option $1" ;;
+	*) [ -z "$BUILD" ] || usage_error "one BUILD_DIR only"; BUILD=$1 ;;
 	esac
 	shift
 done
