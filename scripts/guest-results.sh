@@ -9,8 +9,9 @@
 # - the KTAP blocks (==KTAP-BEGIN SUITE== ... ==KTAP-END==, from
 #   ci/guest/run-kselftest.sh), parsed by scripts/ktap.awk; a suite that
 #   started (==KTAP-RUN SUITE==) and has no block fails.
-set -euo pipefail
-[ $# -eq 1 ] && [ "$1" != --help ] || { echo "usage: $0 CONSOLE_LOG" >&2; exit 2; }
+. "$(dirname "$0")/lib.sh"
+case "${1:-}" in -h|--help) usage; exit 0 ;; -*) usage_error "unknown option $1" ;; esac
+[ $# -eq 1 ] || usage_error "one CONSOLE_LOG expected"
 here=$(dirname "$0")
 if grep -aq '^==RESULTS-END==' "$1"; then
 	sed -n '/^==RESULTS-BEGIN==/,/^==RESULTS-END==/p' "$1" | tr -d '\r' | grep -a '^RESULT ' || true

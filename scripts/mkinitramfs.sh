@@ -5,10 +5,8 @@
 # modules from BUILD_DIR and the test programs and runners from TESTS_DIR
 # (made by scripts/build-guest-tests.sh), with TESTS_DIR/rootfs at the root.
 . "$(dirname "$0")/lib.sh"
-if [ $# -ne 3 ] || [ "$1" = --help ]; then
-	echo "usage: $0 BUILD_DIR TESTS_DIR OUT.cpio.gz" >&2
-	exit 2
-fi
+case "${1:-}" in -h|--help) usage; exit 0 ;; -*) usage_error "unknown option $1" ;; esac
+[ $# -eq 3 ] || usage_error "BUILD_DIR, TESTS_DIR and OUT.cpio.gz expected"
 out=$1 tests=$2 img=$3
 need_pkgs busybox-static cpio kmod
 bb=/bin/busybox

@@ -6,10 +6,8 @@
 # serial console to LOG. Exits 0 only if the guest reached its end marker
 # with rc=0; the log is then checked by scripts/check-log.sh.
 . "$(dirname "$0")/lib.sh"
-if [ $# -lt 4 ] || [ "$1" = --help ]; then
-	echo "usage: $0 BZIMAGE INITRAMFS LOG SUITES [TIMEOUT_S]" >&2
-	exit 2
-fi
+case "${1:-}" in -h|--help) usage; exit 0 ;; -*) usage_error "unknown option $1" ;; esac
+[ $# -ge 4 ] && [ $# -le 5 ] || usage_error "BZIMAGE INITRAMFS LOG SUITES [TIMEOUT_S] expected"
 kernel=$1 initrd=$2 logf=$3 suites=$4 tmo=${5:-1800}
 need_pkgs qemu-system-x86
 accel=${QEMU_ACCEL:-tcg}

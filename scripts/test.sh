@@ -20,9 +20,9 @@ while [ $# -gt 0 ]; do
 	case "$1" in
 	--quick) QUICK=1 ;;
 	--debug) DEBUG=1 ;;
-	--suites) SUITES=$2; shift ;;
-	-h|--help) sed -n '3,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-	*) die "unknown argument $1 (see --help)" ;;
+	--suites) need_arg "$@"; SUITES=$2; shift ;;
+	-h|--help) usage; exit 0 ;;
+	*) usage_error "unknown argument $1" ;;
 	esac
 	shift
 done
