@@ -141,6 +141,13 @@ fi
 stage build-series "$TOP/scripts/build.sh" "$WT" "$BUILD_ROOT/series" \
 	"$TOP/configs/guest.config" "$TOP/configs/hmm.config" || finish
 stage guest-tests "$TOP/scripts/build-guest-tests.sh" "$WT" "$R/tests" || finish
+# The series' KUnit tests the KUnit way: kunit.py with mm/.kunitconfig, in
+# QEMU; its KTAP goes through the host's KTAP parser into the results.
+if [ $SAME = 0 ] && [ -f "$WT/mm/.kunitconfig" ]; then
+	stage kunit-qemu "$TOP/scripts/kunit.sh" "$WT" "$R/kunit.ktap" || true
+	[ -f "$R/kunit.ktap.results" ] &&
+		awk '{ print "series", $2, $3, $4 }' "$R/kunit.ktap.results" >> "$RES"
+fi
 if [ $QUICK = 0 ]; then
 	stage check-touched "$TOP/scripts/check-touched.sh" "$WT" || true
 	# kernel-doc of the touched files and exported functions, and the mm

@@ -1,0 +1,25 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# kunit.sh TREE KTAP_OUT
+# The series' KUnit tests the way KUnit runs them: in TREE,
+# tools/testing/kunit/kunit.py run --arch=x86_64 (a kernel of its own,
+# booted in QEMU) with the tests of mm/.kunitconfig, built into
+# $BUILD_ROOT/kunit with ccache. The KTAP goes to KTAP_OUT, for the host's
+# KTAP parser (scripts/ktap.awk); exits 1 if kunit.py fails or any test
+# fails.
+. "$(dirname "$0")/lib.sh"
+case "${1:-}" in -h|--help) usage; exit 0 ;; -*) usage_error "unknown option $1" ;; esac
+[ $# -eq 2 ] || usage_error "TREE and KTAP_OUT expected"
+tree=$(cd "$1" && pwd) out=$2
+[ -f "$tree/mm/.kunitconfig" ] || die "no mm/.kunitconfig in $tree"
+need_pkgs python3 qemu-system-x86 ccache
+export CCACHE_DIR=${CCACHE_DIR:-$WORKDIR/ccache}
+export CCACHE_BASEDIR=$WORKDIR CCACHE_NOHASHDIR=1
+mkdir -p "$BUILD_ROOT/kunit"
+# --raw_output=kunit: kunit.py extracts the KTAP and prints it unparsed;
+# the host parses it with the same parser as every other KTAP.
+(cd "$tree" && python3 tools/testing/kunit/kunit.py run --arch=x86_64 \
+	--kunitconfig=mm --build_dir="$BUILD_ROOT/kunit" --jobs="$JOBS" \
+	--timeout=900 --make_options "CC=ccache gcc" --raw_output=kunit) > "$out"
+awk -v suite=kunit.py -f "$TOP/scripts/ktap.awk" "$out" | tee "$out.results"
+! grep -q ' FAIL' "$out.results"
