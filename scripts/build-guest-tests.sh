@@ -448,6 +448,7 @@ EOF
 		log "WARNING: runner $runner not found, not copied"
 	fi
 	install -m 0755 "$script_dir/../ci/guest/run-kunit.sh" "$out/run-kunit.sh"
+	install -m 0644 "$script_dir/../ci/kernel-log.pattern" "$out/kernel-log.pattern"
 	install -m 0755 "$script_dir/../ci/guest/run-kselftest.sh" "$out/run-kselftest.sh"
 	# The benchmark (suite "bench", run by scripts/bench.sh; in no CI suite
 	# list). Optional: a failure here does not fail the test build.

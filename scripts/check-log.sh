@@ -15,13 +15,9 @@ esac
 logf=$1
 [ -f "$logf" ] || die "no log $logf"
 
-pat='BUG:|WARNING:|Oops|general protection fault|Kernel panic|KASAN:|UBSAN:|KCSAN:|'
-pat+='possible circular locking|possible recursive locking|inconsistent lock state|'
-pat+='DEBUG_LOCKS_WARN_ON|suspicious RCU usage|lockdep|unreferenced object|'
-pat+='kmemleak: [0-9]+ new suspected|Bad page|bad pte|[Bb]ad rss-counter|'
-pat+='rcu_.* detected stall|self-detected stall|detected stalls on CPUs|soft lockup|'
-pat+='blocked for more than|list_add corruption|list_del corruption|'
-pat+='page_table_check|Unable to handle kernel|invalid opcode:|stack-protector'
+# ci/kernel-log.pattern, plus "lockdep" (its informational lines are
+# excluded below).
+pat="$(grep -v '^#' "$TOP/ci/kernel-log.pattern" | paste -sd '|')|lockdep"
 
 kernel_lines() {
 	# dmesg section, plus kernel-timestamped console lines, plus kmemleak

@@ -25,8 +25,10 @@ fi
 [ -f $S/args ] && args="$args $(cat $S/args)"
 DBG=/sys/kernel/debug
 grep -q ' /sys/kernel/debug ' /proc/mounts || mount -t debugfs debugfs $DBG
-# What the kernel log must not say (scripts/check-log.sh's list).
-BAD='BUG:|WARNING:|Oops|general protection fault|Kernel panic|KASAN:|UBSAN:|KCSAN:|possible circular locking|possible recursive locking|inconsistent lock state|DEBUG_LOCKS_WARN_ON|suspicious RCU usage|unreferenced object|kmemleak: [0-9]+ new suspected|Bad page|bad pte|[Bb]ad rss-counter|detected stall|soft lockup|blocked for more than|list_add corruption|list_del corruption|page_table_check|Unable to handle kernel|invalid opcode:|stack-protector|pages still in use|unregistered with [0-9]+ pages in use'
+# What the kernel log must not say (ci/kernel-log.pattern), and here also
+# that a device memory pool went away with pages in use.
+BAD="$(grep -v '^#' /tests/kernel-log.pattern | paste -sd '|')|pages still in use|unregistered with [0-9]+ pages in use"
+
 
 if [ ! -w $DBG/failslab/probability ] || [ ! -w $DBG/fail_page_alloc/probability ]; then
 	emit fault-injection FAIL "kernel without CONFIG_FAILSLAB/FAIL_PAGE_ALLOC/FAULT_INJECTION_DEBUG_FS"
