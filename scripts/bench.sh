@@ -7,7 +7,7 @@
 # are extracted from the console log into OUT (default results/bench-LABEL-
 # DATE/ of this repository): table.txt, bench.csv, console.log.
 #   BUILD_DIR       an existing O= build dir (bzImage + modules); without it
-#                   the series kernel is built with scripts/build.sh in
+#                   the series kernel is built with scripts/build/build.sh in
 #                   $HMM_WORKDIR/build/bench from $KERNEL_TREE (guest.config
 #                   + hmm.config)
 #   --src TREE      kernel source for the uapi headers (default: the tree the
@@ -61,7 +61,7 @@ if [ -z "$BUILD" ]; then
 	ensure_tree
 	BUILD=$BUILD_ROOT/bench
 	log "no BUILD_DIR: building the kernel of $KTREE in $BUILD"
-	"$TOP/scripts/build.sh" "$KTREE" "$BUILD" "$TOP/configs/guest.config" "$TOP/configs/hmm.config"
+	"$TOP/scripts/build/build.sh" "$KTREE" "$BUILD" "$TOP/configs/guest.config" "$TOP/configs/hmm.config"
 fi
 [ -f "$BUILD/arch/x86/boot/bzImage" ] || die "no $BUILD/arch/x86/boot/bzImage"
 label=$(basename "$BUILD")
@@ -75,11 +75,11 @@ run_one() {
 	[ -n "$src" ] || src=$(cat "$b/.hmm-src" 2>/dev/null || echo "$KTREE")
 	tests=$OUT/tests-$name
 	log "bench: $name: kernel $b, headers from $src"
-	"$TOP/scripts/build-bench.sh" "$src" "$tests"
+	"$TOP/scripts/build/build-bench.sh" "$src" "$tests"
 	echo "$ARGS" > "$tests/bench/args"
-	"$TOP/scripts/mkinitramfs.sh" "$b" "$tests" "$OUT/initramfs-$name.cpio.gz"
+	"$TOP/scripts/build/mkinitramfs.sh" "$b" "$tests" "$OUT/initramfs-$name.cpio.gz"
 	local rc=0
-	"$TOP/scripts/run-qemu.sh" "$b/arch/x86/boot/bzImage" "$OUT/initramfs-$name.cpio.gz" \
+	"$TOP/scripts/boot/run-qemu.sh" "$b/arch/x86/boot/bzImage" "$OUT/initramfs-$name.cpio.gz" \
 		"$OUT/console-$name.log" bench "$TMO" || rc=$?
 	tr -d '\r' < "$OUT/console-$name.log" |
 		sed -n '/^==BENCH-TABLE-BEGIN==/,/^==BENCH-TABLE-END==/p' | sed '1d;$d' > "$OUT/table-$name.txt"
@@ -87,8 +87,8 @@ run_one() {
 		sed -n '/^==BENCH-CSV-BEGIN==/,/^==BENCH-CSV-END==/p' | sed '1d;$d' > "$OUT/bench-$name.csv"
 	rm -f "$OUT/initramfs-$name.cpio.gz"
 	[ -s "$OUT/bench-$name.csv" ] || die "no benchmark output in $OUT/console-$name.log"
-	"$TOP/scripts/check-log.sh" "$OUT/console-$name.log" >/dev/null ||
-		warn "kernel log of the $name boot has warnings: scripts/check-log.sh $OUT/console-$name.log"
+	"$TOP/scripts/check/check-log.sh" "$OUT/console-$name.log" >/dev/null ||
+		warn "kernel log of the $name boot has warnings: scripts/check/check-log.sh $OUT/console-$name.log"
 	return $rc
 }
 

@@ -5,7 +5,7 @@
 # tools/testing/kunit/kunit.py run --arch=x86_64 (a kernel of its own,
 # booted in QEMU) with the tests of mm/.kunitconfig, built into
 # $BUILD_ROOT/kunit with ccache. The KTAP goes to KTAP_OUT, for the host's
-# KTAP parser (scripts/ktap.awk); exits 1 if kunit.py fails or any test
+# KTAP parser (scripts/boot/ktap.awk); exits 1 if kunit.py fails or any test
 # fails.
 . "$(dirname "$0")/lib.sh"
 case "${1:-}" in -h|--help) usage; exit 0 ;; -*) usage_error "unknown option $1" ;; esac
@@ -21,5 +21,5 @@ mkdir -p "$BUILD_ROOT/kunit"
 (cd "$tree" && python3 tools/testing/kunit/kunit.py run --arch=x86_64 \
 	--kunitconfig=mm --build_dir="$BUILD_ROOT/kunit" --jobs="$JOBS" \
 	--timeout=900 --make_options "CC=ccache gcc" --raw_output=kunit) > "$out"
-awk -v suite=kunit.py -f "$TOP/scripts/ktap.awk" "$out" | tee "$out.results"
+awk -v suite=kunit.py -f "$TOP/scripts/boot/ktap.awk" "$out" | tee "$out.results"
 ! grep -q ' FAIL' "$out.results"

@@ -95,5 +95,5 @@ series_patches() {
 
 ensure_tree() {
 	git -C "$KTREE" rev-parse -q --verify "$BASE_TAG^{commit}" >/dev/null ||
-		die "no base tree at $KTREE (tag $BASE_TAG); run scripts/get-base.sh first"
+		die "no base tree at $KTREE (tag $BASE_TAG); run scripts/series/get-base.sh first"
 }

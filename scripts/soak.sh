@@ -9,7 +9,7 @@
 # go to OUT (default results/soak-LABEL-DATE/ of this repository).
 #   BUILD_DIR       an existing O= build dir of the series kernel (bzImage +
 #                   modules); without it the kernel of $KERNEL_TREE (default
-#                   ~/.cache/hmm-series/linux) is built with scripts/build.sh
+#                   ~/.cache/hmm-series/linux) is built with scripts/build/build.sh
 #                   in $HMM_WORKDIR/build/soak (guest.config + hmm.config)
 #   --src TREE      kernel source for the uapi headers (default: the tree the
 #                   build dir was built from, else $KERNEL_TREE)
@@ -59,7 +59,7 @@ if [ -z "$BUILD" ]; then
 	ensure_tree
 	BUILD=$BUILD_ROOT/soak
 	log "no BUILD_DIR: building the kernel of $KTREE in $BUILD"
-	"$TOP/scripts/build.sh" "$KTREE" "$BUILD" "$TOP/configs/guest.config" "$TOP/configs/hmm.config"
+	"$TOP/scripts/build/build.sh" "$KTREE" "$BUILD" "$TOP/configs/guest.config" "$TOP/configs/hmm.config"
 fi
 [ -f "$BUILD/arch/x86/boot/bzImage" ] || die "no $BUILD/arch/x86/boot/bzImage"
 [ -n "$SRC" ] || SRC=$(cat "$BUILD/.hmm-src" 2>/dev/null || echo "$KTREE")
@@ -75,22 +75,22 @@ make -s -C "$SRC" O="$OUT/hdr" ARCH=x86_64 headers >"$OUT/headers.log" 2>&1 ||
 	{ cat "$OUT/headers.log" >&2; die "make headers failed"; }
 tests=$OUT/tests
 rm -rf "$tests"
-SOAK_STRESS_NG=$STRESS UAPI_INCLUDE=$OUT/hdr/usr/include "$TOP/scripts/build-soak.sh" "$SRC" "$tests"
+SOAK_STRESS_NG=$STRESS UAPI_INCLUDE=$OUT/hdr/usr/include "$TOP/scripts/build/build-soak.sh" "$SRC" "$tests"
 echo "$ARGS" > "$tests/soak/args"
-"$TOP/scripts/mkinitramfs.sh" "$BUILD" "$tests" "$OUT/initramfs.cpio.gz"
+"$TOP/scripts/build/mkinitramfs.sh" "$BUILD" "$tests" "$OUT/initramfs.cpio.gz"
 rc=0
-"$TOP/scripts/run-qemu.sh" "$BUILD/arch/x86/boot/bzImage" "$OUT/initramfs.cpio.gz" \
+"$TOP/scripts/boot/run-qemu.sh" "$BUILD/arch/x86/boot/bzImage" "$OUT/initramfs.cpio.gz" \
 	"$OUT/console.log" soak "$TMO" || rc=$?
 rm -f "$OUT/initramfs.cpio.gz"
 tr -d '\r' < "$OUT/console.log" | grep -a '^hmm-soak: ' > "$OUT/soak.txt" || true
-"$TOP/scripts/guest-results.sh" "$OUT/console.log" > "$OUT/results.txt"
+"$TOP/scripts/boot/guest-results.sh" "$OUT/console.log" > "$OUT/results.txt"
 echo
 grep -av '^hmm-soak: [0-9]* s: ' "$OUT/soak.txt" || true
 echo
 cat "$OUT/results.txt"
 [ -s "$OUT/results.txt" ] || { warn "no RESULT lines in $OUT/console.log"; rc=1; }
 grep -q ' FAIL' "$OUT/results.txt" && rc=1
-"$TOP/scripts/check-log.sh" "$OUT/console.log" >/dev/null ||
-	{ warn "kernel log has warnings: scripts/check-log.sh $OUT/console.log"; rc=1; }
+"$TOP/scripts/check/check-log.sh" "$OUT/console.log" >/dev/null ||
+	{ warn "kernel log has warnings: scripts/check/check-log.sh $OUT/console.log"; rc=1; }
 log "results in $OUT"
 exit $rc

@@ -63,13 +63,13 @@ boot() {
 	local suites
 	suites=$(for f in "$@"; do suite_list "$f"; done | awk '!seen[$0]++' | paste -sd, -)
 	[ -n "$suites" ] || { log "no suites for $k"; return 0; }
-	stage "initramfs-$k" "$TOP/scripts/mkinitramfs.sh" "$out" "$R/tests" "$R/initramfs-$k.cpio.gz" || return 1
+	stage "initramfs-$k" "$TOP/scripts/build/mkinitramfs.sh" "$out" "$R/tests" "$R/initramfs-$k.cpio.gz" || return 1
 	local ok=1
-	stage "boot-$k" "$TOP/scripts/run-qemu.sh" "$out/arch/x86/boot/bzImage" \
+	stage "boot-$k" "$TOP/scripts/boot/run-qemu.sh" "$out/arch/x86/boot/bzImage" \
 		"$R/initramfs-$k.cpio.gz" "$R/console-$k.log" "$suites" \
 		"${BOOT_TIMEOUT:-2400}" || ok=0
-	stage "kernel-log-$k" "$TOP/scripts/check-log.sh" "$R/console-$k.log" || ok=0
-	"$TOP/scripts/guest-results.sh" "$R/console-$k.log" |
+	stage "kernel-log-$k" "$TOP/scripts/check/check-log.sh" "$R/console-$k.log" || ok=0
+	"$TOP/scripts/boot/guest-results.sh" "$R/console-$k.log" |
 		awk -v k="$k" '{ print k, $2, $3, $4 }' >> "$RES"
 	[ $ok = 1 ]
 }
@@ -106,19 +106,19 @@ finish() { summary && exit 0; exit 1; }
 
 # ---------------------------------------------------------------------------
 stage deps need_pkgs "${BUILD_PKGS[@]}" || finish
-stage base-tree "$TOP/scripts/get-base.sh" || finish
-stage checkpatch "$TOP/scripts/checkpatch.sh" || true
-stage import "$TOP/scripts/import.sh" --worktree "$WT" || finish
+stage base-tree "$TOP/scripts/series/get-base.sh" || finish
+stage checkpatch "$TOP/scripts/check/checkpatch.sh" || true
+stage import "$TOP/scripts/series/import.sh" --worktree "$WT" || finish
 HEAD_COMMIT=$(git -C "$WT" rev-parse HEAD)
 NPATCH=$(git -C "$WT" rev-list --count "$BASE_TAG..$HEAD_COMMIT")
-stage apply-check "$TOP/scripts/apply-check.sh" "$WT" || true
+stage apply-check "$TOP/scripts/series/apply-check.sh" "$WT" || true
 # Developer loop: exporting the unchanged import gives the same bytes.
 roundtrip() {
-	rm -rf "$R/export" && "$TOP/scripts/export.sh" --tree "$WT" --out "$R/export" HEAD &&
+	rm -rf "$R/export" && "$TOP/scripts/series/export.sh" --tree "$WT" --out "$R/export" HEAD &&
 	diff -r "$TOP/patches" "$R/export/patches" && diff "$TOP/series" "$R/export/series"
 }
 stage export-roundtrip roundtrip || true
-stage config-debug "$TOP/scripts/config.sh" "$WT" "$BUILD_ROOT/debug" \
+stage config-debug "$TOP/scripts/build/config.sh" "$WT" "$BUILD_ROOT/debug" \
 	"$TOP/configs/guest.config" "$TOP/configs/hmm.config" "$TOP/configs/debug.config" || true
 
 # Base kernel first (same worktree path, so ccache serves the series build).
@@ -126,11 +126,11 @@ SAME=0
 [ "$(git -C "$WT" rev-parse "$BASE_TAG^{tree}")" = "$(git -C "$WT" rev-parse "$HEAD_COMMIT^{tree}")" ] && SAME=1
 # The series' coccinelle switch rule: silent on the series, and it must find
 # amdkfd's incomplete switch on the base (seconds; an empty series has no rule).
-[ $SAME = 1 ] || stage cocci-check "$TOP/scripts/cocci-check.sh" "$WT" || true
+[ $SAME = 1 ] || stage cocci-check "$TOP/scripts/check/cocci-check.sh" "$WT" || true
 BASE_OK=0
 if [ $QUICK = 0 ] && [ $SAME = 0 ]; then
 	git -C "$WT" checkout -q --detach "$BASE_TAG"
-	stage build-base "$TOP/scripts/build.sh" "$WT" "$BUILD_ROOT/base" "$TOP/configs/guest.config" && BASE_OK=1
+	stage build-base "$TOP/scripts/build/build.sh" "$WT" "$BUILD_ROOT/base" "$TOP/configs/guest.config" && BASE_OK=1
 	git -C "$WT" checkout -q --detach "$HEAD_COMMIT"
 fi
 # Seed the series build with the base objects: kbuild tracks dependencies per
@@ -138,9 +138,9 @@ fi
 if [ $BASE_OK = 1 ]; then
 	rm -rf "$BUILD_ROOT/series" && cp -a "$BUILD_ROOT/base" "$BUILD_ROOT/series"
 fi
-stage build-series "$TOP/scripts/build.sh" "$WT" "$BUILD_ROOT/series" \
+stage build-series "$TOP/scripts/build/build.sh" "$WT" "$BUILD_ROOT/series" \
 	"$TOP/configs/guest.config" "$TOP/configs/hmm.config" || finish
-stage guest-tests "$TOP/scripts/build-guest-tests.sh" "$WT" "$R/tests" || finish
+stage guest-tests "$TOP/scripts/build/build-guest-tests.sh" "$WT" "$R/tests" || finish
 # The series' KUnit tests the KUnit way: kunit.py with mm/.kunitconfig, in
 # QEMU; its KTAP goes through the host's KTAP parser into the results.
 if [ $SAME = 0 ] && [ -f "$WT/mm/.kunitconfig" ]; then
@@ -149,21 +149,21 @@ if [ $SAME = 0 ] && [ -f "$WT/mm/.kunitconfig" ]; then
 		awk '{ print "series", $2, $3, $4 }' "$R/kunit.ktap.results" >> "$RES"
 fi
 if [ $QUICK = 0 ]; then
-	stage check-touched "$TOP/scripts/check-touched.sh" "$WT" || true
+	stage check-touched "$TOP/scripts/check/check-touched.sh" "$WT" || true
 	# kernel-doc of the touched files and exported functions, and the mm
 	# book of the in-kernel documentation built with Sphinx.
-	stage kernel-doc "$TOP/scripts/kdoc-check.sh" --htmldocs "$WT" || true
+	stage kernel-doc "$TOP/scripts/check/kdoc-check.sh" --htmldocs "$WT" || true
 	# The series under Debian's own 6.12 config (compile the touched files).
-	stage distro-config "$TOP/scripts/distro-pkg.sh" --debian --compile-only "$WT" || true
+	stage distro-config "$TOP/scripts/build/distro-pkg.sh" --debian --compile-only "$WT" || true
 	if [ $BASE_OK = 1 ]; then
 		rm -rf "$BUILD_ROOT/bisect" && cp -a "$BUILD_ROOT/base" "$BUILD_ROOT/bisect"
 	fi
-	stage bisect-build "$TOP/scripts/bisect-build.sh" "$WT" || true
+	stage bisect-build "$TOP/scripts/check/bisect-build.sh" "$WT" || true
 	git -C "$WT" checkout -q --detach "$HEAD_COMMIT"
 	# The series with CONFIG_HMM=n (a distro that leaves it off) must build
 	# too. Reuses the bisect objects (the head, HMM=y): kbuild rebuilds
 	# only what depends on the symbols that change.
-	stage build-nohmm "$TOP/scripts/build.sh" "$WT" "$BUILD_ROOT/bisect" \
+	stage build-nohmm "$TOP/scripts/build/build.sh" "$WT" "$BUILD_ROOT/bisect" \
 		"$TOP/configs/guest.config" || true
 fi
 
@@ -176,7 +176,7 @@ fi
 
 # Debian packages of the series kernel (make bindeb-pkg), and what they hold.
 if [ $QUICK = 0 ] && [ $SAME = 0 ]; then
-	stage distro-pkg "$TOP/scripts/distro-pkg.sh" --seed "$BUILD_ROOT/series" "$WT" || true
+	stage distro-pkg "$TOP/scripts/build/distro-pkg.sh" --seed "$BUILD_ROOT/series" "$WT" || true
 fi
 
 # Upstream suites: base results must be known, series results must equal base.
@@ -206,7 +206,7 @@ if [ $QUICK = 0 ] || [ $SAME = 1 ]; then
 	stage compare-base-series cmp_results || true
 fi
 if [ $DEBUG = 1 ]; then
-	stage build-debug "$TOP/scripts/build.sh" "$WT" "$BUILD_ROOT/debug" \
+	stage build-debug "$TOP/scripts/build/build.sh" "$WT" "$BUILD_ROOT/debug" \
 		"$TOP/configs/guest.config" "$TOP/configs/hmm.config" "$TOP/configs/debug.config" &&
 	boot debug "$BUILD_ROOT/debug" upstream series || true
 fi

@@ -79,7 +79,7 @@ done
 
 # The console is a slow serial line: warn_alloc() and OOM reports of
 # injected failures would take most of the run to print. They still go to
-# the kernel log, which init dumps and scripts/check-log.sh scans, and
+# the kernel log, which init dumps and scripts/check/check-log.sh scans, and
 # hmm-finj reads it (/dev/kmsg) after each path. Errors still reach the
 # console.
 printk0=$(awk '{ print $1 }' /proc/sys/kernel/printk)

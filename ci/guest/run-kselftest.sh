@@ -4,7 +4,7 @@
 # run-kselftest.sh CATEGORY [TIMEOUT_S]
 # Run one run_vmtests.sh category of the installed mm kselftests
 # (/tests/kselftest/mm, made by "make -C tools/testing/selftests TARGETS=mm
-# install" in scripts/build-guest-tests.sh) the way kselftest runs it:
+# install" in scripts/build/build-guest-tests.sh) the way kselftest runs it:
 # "bash ./run_vmtests.sh -t CATEGORY", which loads and unloads the modules
 # its scripts need (test_hmm.sh, test_hmm_dummy.sh, test_mmu_notifier.sh).
 #
@@ -12,7 +12,7 @@
 # reserved huge pages, and a disk file system at /mnt/wb for the cases that
 # need a block-backed file (writeback). The KTAP output is echoed to the console and saved in
 # /run/ktap/kselftest:CATEGORY.tap; ci/guest/init prints it again as one block
-# at the end, and the host parses it (scripts/ktap.awk). Nothing here
+# at the end, and the host parses it (scripts/boot/ktap.awk). Nothing here
 # interprets results, except that a category that cannot start gets a
 # RESULT line saying why.
 KSFT=${KSFT_DIR:-/tests/kselftest}

@@ -410,7 +410,7 @@ suite_teardown() {
 }
 
 # --- kernel log --------------------------------------------------------------
-# ci/kernel-log.pattern, installed by scripts/build-guest-tests.sh.
+# ci/kernel-log.pattern, installed by scripts/build/build-guest-tests.sh.
 KLOG_PATTERN=$(grep -v '^#' "$TESTS_DIR/kernel-log.pattern" 2>/dev/null | paste -sd '|')
 KLOG_PATTERN=${KLOG_PATTERN:-WARNING:|BUG:|Oops}
 
@@ -418,7 +418,7 @@ klog_start() {
 	[ "$KERNEL_LOG_CHECK" = 1 ] && setup_allowed || return 0
 	# Remember where the kernel log stands; what comes after belongs to
 	# this suite. The ring buffer is not cleared: /init dumps all of it at
-	# the end for the host-side scan (scripts/check-log.sh).
+	# the end for the host-side scan (scripts/check/check-log.sh).
 	KLOG_BASE=$(dmesg 2>/dev/null | wc -l)
 }
 

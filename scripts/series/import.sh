@@ -12,7 +12,7 @@
 #   --force       overwrite an existing hmm/series branch
 # Committer identity and dates are fixed, so the same series gives the same
 # commit ids every time.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 
 FORCE=0 WT=
 while [ $# -gt 0 ]; do
@@ -76,7 +76,7 @@ else
 		die "$tree has uncommitted changes; commit or stash them first"
 	if git -C "$tree" rev-parse -q --verify "refs/heads/$SERIES_BRANCH" >/dev/null &&
 	   [ $FORCE = 0 ]; then
-		die "branch $SERIES_BRANCH exists in $tree; run scripts/export.sh to keep its
+		die "branch $SERIES_BRANCH exists in $tree; run scripts/series/export.sh to keep its
 commits, then re-run with --force to recreate it from ./series"
 	fi
 	git -C "$tree" checkout -q -B "$SERIES_BRANCH" "$BASE_TAG"

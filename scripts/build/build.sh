@@ -3,7 +3,7 @@
 # build.sh SRC BUILD_DIR [FRAGMENT...]
 # Configure (when fragments are given) and build bzImage and modules
 # out of tree (O=BUILD_DIR), incrementally, with ccache when available.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 
 case "${1:-}" in
 -h|--help) usage; exit 0 ;;
@@ -21,7 +21,7 @@ fi
 mkdir -p "$out"
 echo "$src" > "$out/.hmm-src"
 if [ $# -gt 0 ]; then
-	"$TOP/scripts/config.sh" "$src" "$out" "$@"
+	"$TOP/scripts/build/config.sh" "$src" "$out" "$@"
 fi
 [ -f "$out/.config" ] || die "$out has no .config; pass config fragments"
 start=$(date +%s)

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # kdoc-check.sh [--htmldocs] TREE
 # Kernel-doc check of the series, on the series head checked out in TREE
-# (an import made by scripts/import.sh --worktree):
+# (an import made by scripts/series/import.sh --worktree):
 #  1. scripts/kernel-doc -none -Wall on every kernel .c/.h file the series
 #     touches, at hmm/base and at the head: fails on any warning the series
 #     adds (compared per file without line numbers; new files have no base,
@@ -11,7 +11,7 @@
 #     kernel-doc comment in a file the series touches.
 #  3. With --htmldocs: "make SPHINXDIRS=mm htmldocs" (Sphinx from Debian),
 #     at the base and at the head: the series must add no warning.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 html=0
 while [ $# -gt 0 ]; do
 	case "$1" in

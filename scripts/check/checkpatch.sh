@@ -7,7 +7,7 @@
 #     as listed, with a reason, in ci/checkpatch-exceptions
 #   - a subject of the form "area/sub: summary" (e.g. "mm/hmm: ...")
 #   - a body of at least 3 lines saying why, and a Signed-off-by
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 case "${1:-}" in
 -h|--help) usage; exit 0 ;;
 -*) usage_error "unknown option $1" ;;

@@ -39,10 +39,10 @@ Outputs:
   OUT_DIR/run-kunit.sh          copy of ci/guest/run-kunit.sh
   OUT_DIR/bench/hmm-bench, OUT_DIR/suites/bench
                                 the benchmark and its guest suite hook
-                                (scripts/build-bench.sh; optional)
+                                (scripts/build/build-bench.sh; optional)
   OUT_DIR/soak/hmm-soak, OUT_DIR/suites/soak
                                 the soak test and its guest suite hook
-                                (scripts/build-soak.sh; series tree only,
+                                (scripts/build/build-soak.sh; series tree only,
                                 optional)
   OUT_DIR/fixsrc/               tools/testing/selftests/mm with the fixes of
                                 ci/selftest-fixes/ applied (when there are any)
@@ -267,7 +267,7 @@ main() {
 	local cc=${CC:-gcc}
 	local script_dir runner
 	script_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)
-	runner=$script_dir/../ci/guest/run-selftests.sh
+	runner=$script_dir/../../ci/guest/run-selftests.sh
 
 	mkdir -p "$out/bin" "$out/obj" "$out/gen" "$out/logs"
 
@@ -346,7 +346,7 @@ EOF
 
 	# Fixes CI carries to upstream selftests (see the top of this file).
 	local mmroot
-	mmroot=$(fix_tree "$src" "$out" "$script_dir/../ci/selftest-fixes") || exit 1
+	mmroot=$(fix_tree "$src" "$out" "$script_dir/../../ci/selftest-fixes") || exit 1
 
 	local status_file=$out/build-status.txt
 	: >"$status_file.tmp"
@@ -447,9 +447,9 @@ EOF
 	else
 		log "WARNING: runner $runner not found, not copied"
 	fi
-	install -m 0755 "$script_dir/../ci/guest/run-kunit.sh" "$out/run-kunit.sh"
-	install -m 0644 "$script_dir/../ci/kernel-log.pattern" "$out/kernel-log.pattern"
-	install -m 0755 "$script_dir/../ci/guest/run-kselftest.sh" "$out/run-kselftest.sh"
+	install -m 0755 "$script_dir/../../ci/guest/run-kunit.sh" "$out/run-kunit.sh"
+	install -m 0644 "$script_dir/../../ci/kernel-log.pattern" "$out/kernel-log.pattern"
+	install -m 0755 "$script_dir/../../ci/guest/run-kselftest.sh" "$out/run-kselftest.sh"
 	# The benchmark (suite "bench", run by scripts/bench.sh; in no CI suite
 	# list). Optional: a failure here does not fail the test build.
 	if ! UAPI_INCLUDE=$uapi "$script_dir/build-bench.sh" "$src" "$out" >"$out/logs/hmm-bench.log" 2>&1; then

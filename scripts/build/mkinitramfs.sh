@@ -3,8 +3,8 @@
 # mkinitramfs.sh BUILD_DIR TESTS_DIR OUT.cpio.gz
 # Test initramfs: Debian's busybox-static, ci/guest/init, the kernel's
 # modules from BUILD_DIR and the test programs and runners from TESTS_DIR
-# (made by scripts/build-guest-tests.sh), with TESTS_DIR/rootfs at the root.
-. "$(dirname "$0")/lib.sh"
+# (made by scripts/build/build-guest-tests.sh), with TESTS_DIR/rootfs at the root.
+. "$(dirname "$0")/../lib.sh"
 case "${1:-}" in -h|--help) usage; exit 0 ;; -*) usage_error "unknown option $1" ;; esac
 [ $# -eq 3 ] || usage_error "BUILD_DIR, TESTS_DIR and OUT.cpio.gz expected"
 out=$1 tests=$2 img=$3

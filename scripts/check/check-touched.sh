@@ -3,10 +3,10 @@
 # check-touched.sh TREE
 # Compile-only check of every kernel .c file the series touches, under
 # allmodconfig, with W=1 and sparse (C=2), on hmm/base and on the series
-# head checked out in TREE (an import made by scripts/import.sh --worktree).
+# head checked out in TREE (an import made by scripts/series/import.sh --worktree).
 # Fails on any warning the series adds (compared per file, ignoring line
 # numbers) and on any touched file that does not compile.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 case "${1:-}" in
 -h|--help) usage; exit 0 ;;
 -*) usage_error "unknown option $1" ;;

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 # ktap.awk: the host's KTAP parser.
-#   awk -v suite=NAME -f scripts/ktap.awk KTAP_FILE
+#   awk -v suite=NAME -f scripts/boot/ktap.awk KTAP_FILE
 # Reads KTAP (and the TAP 13 that kselftest prints: "TAP version 13",
 # "1..N", "ok N name [# SKIP|# XFAIL ...]", "not ok N name [# ...]",
 # "Bail out!"), nested either kselftest's way, a "# " prefix per level, or

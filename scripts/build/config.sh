@@ -6,7 +6,7 @@
 # requested value. Fails naming each symbol that did not take.
 # BASE_CONFIG=FILE starts from FILE (e.g. a distribution's config) instead
 # of tinyconfig.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 
 case "${1:-}" in
 -h|--help) usage; exit 0 ;;

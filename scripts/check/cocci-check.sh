@@ -14,7 +14,7 @@
 # there is broken). A second self-check runs the rule on a synthetic file with
 # braced case blocks ("case X: { ... }"): a complete switch must not be
 # reported, an incomplete one must.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 case "${1:-}" in
 -h|--help) usage; exit 0 ;;
 -*) usage_error "unknown option $1" ;;

@@ -11,7 +11,7 @@
 # which the check-touched stage compiles under allmodconfig instead).
 # The configuration step is rerun only when a Kconfig file or the set of
 # fragment symbols the commit knows about changes.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 case "${1:-}" in
 -h|--help) usage; exit 0 ;;
 -*) usage_error "unknown option $1" ;;
@@ -79,7 +79,7 @@ for c in "${commits[@]}"; do
 	fi
 	cp "$frag" "$prev_frag"
 	built=$((built + 1))
-	if "$TOP/scripts/build.sh" "$tree" "$out" "${fragarg[@]}" >"$WORKDIR/bisect-$i.log" 2>&1; then
+	if "$TOP/scripts/build/build.sh" "$tree" "$out" "${fragarg[@]}" >"$WORKDIR/bisect-$i.log" 2>&1; then
 		log "bisect-build: [$i/${#commits[@]}] builds: $subj"
 	else
 		tail -n 30 "$WORKDIR/bisect-$i.log" >&2

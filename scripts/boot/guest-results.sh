@@ -7,9 +7,9 @@
 #   console muted, or, if the guest died before it, the RESULT lines seen
 #   on the console;
 # - the KTAP blocks (==KTAP-BEGIN SUITE== ... ==KTAP-END==, from
-#   ci/guest/run-kselftest.sh), parsed by scripts/ktap.awk; a suite that
+#   ci/guest/run-kselftest.sh), parsed by scripts/boot/ktap.awk; a suite that
 #   started (==KTAP-RUN SUITE==) and has no block fails.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 case "${1:-}" in -h|--help) usage; exit 0 ;; -*) usage_error "unknown option $1" ;; esac
 [ $# -eq 1 ] || usage_error "one CONSOLE_LOG expected"
 here=$(dirname "$0")

@@ -3,7 +3,7 @@
 # distro-pkg.sh [--debian [--compile-only]] [--seed BUILD_DIR] TREE
 # The distribution path: build installable Debian kernel packages
 # ("make bindeb-pkg") from TREE, a kernel tree with the series applied (an
-# import made by scripts/import.sh --worktree), and check what they hold.
+# import made by scripts/series/import.sh --worktree), and check what they hold.
 #
 #   (default)     configs/guest.config + configs/hmm.config: the small test
 #                 kernel, packaged (a few minutes; what CI runs).
@@ -26,7 +26,7 @@
 # TREE (the pipeline passes its series build: kbuild then only rebuilds what
 # the configs make differ).
 # Output: $HMM_WORKDIR/build/distro-{guest,debian}/*.deb
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 mode=guest compile_only=0 seed=
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -69,9 +69,9 @@ if [ $mode = debian ]; then
 	rm -rf "$dl/x" && dpkg-deb -x "$deb" "$dl/x"
 	xz -dc "$dl/x/usr/src/linux-config-6.12/config.amd64_none_amd64.xz" > "$dl/config.amd64"
 	log "distro-pkg: Debian config from $(basename "$deb")"
-	BASE_CONFIG=$dl/config.amd64 "$TOP/scripts/config.sh" "$tree" "$out" "$TOP/configs/distro.config"
+	BASE_CONFIG=$dl/config.amd64 "$TOP/scripts/build/config.sh" "$tree" "$out" "$TOP/configs/distro.config"
 else
-	"$TOP/scripts/config.sh" "$tree" "$out" "$TOP/configs/guest.config" "$TOP/configs/hmm.config"
+	"$TOP/scripts/build/config.sh" "$tree" "$out" "$TOP/configs/guest.config" "$TOP/configs/hmm.config"
 fi
 
 if [ $compile_only = 1 ]; then

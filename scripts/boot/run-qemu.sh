@@ -4,8 +4,8 @@
 # Boot the test kernel under QEMU (TCG by default; QEMU_ACCEL=kvm to
 # override), run SUITES (comma separated, see ci/guest/init) and write the
 # serial console to LOG. Exits 0 only if the guest reached its end marker
-# with rc=0; the log is then checked by scripts/check-log.sh.
-. "$(dirname "$0")/lib.sh"
+# with rc=0; the log is then checked by scripts/check/check-log.sh.
+. "$(dirname "$0")/../lib.sh"
 case "${1:-}" in -h|--help) usage; exit 0 ;; -*) usage_error "unknown option $1" ;; esac
 [ $# -ge 4 ] && [ $# -le 5 ] || usage_error "BZIMAGE INITRAMFS LOG SUITES [TIMEOUT_S] expected"
 kernel=$1 initrd=$2 logf=$3 suites=$4 tmo=${5:-1800}

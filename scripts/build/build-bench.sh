@@ -4,14 +4,14 @@
 # Build the HMM benchmark (ci/bench/hmm-bench.c) statically against the uapi
 # headers of the kernel tree SRC_TREE (read-only: "make O=OUT_DIR/hdr
 # headers", or UAPI_INCLUDE=DIR to reuse installed ones, e.g. the ones
-# scripts/build-guest-tests.sh made in its OUT_DIR/hdr/usr/include), into
+# scripts/build/build-guest-tests.sh made in its OUT_DIR/hdr/usr/include), into
 #   OUT_DIR/bench/hmm-bench   the program
 #   OUT_DIR/suites/bench      the guest suite hook (ci/guest/bench.sh), run by
 #                             ci/guest/init for the suite "bench"
-# OUT_DIR is a tests directory for scripts/mkinitramfs.sh (it may be the one
+# OUT_DIR is a tests directory for scripts/build/mkinitramfs.sh (it may be the one
 # of build-guest-tests.sh). On a base tree without include/uapi/linux/
 # hmm_dummy.h the program builds without the series' rows.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 case "${1:-}" in
 -h|--help) usage; exit 0 ;;
 -*) usage_error "unknown option $1" ;;

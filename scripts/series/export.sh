@@ -10,7 +10,7 @@
 # "The patch store").
 #   --tree DIR  export from that git tree/worktree instead of the base tree
 #   --out DIR   write DIR/patches and DIR/series instead of this repository's
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 
 OUT=$TOP
 while [ $# -gt 0 ]; do

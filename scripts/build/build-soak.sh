@@ -17,9 +17,9 @@
 #                             linked) stress-ng through its own loader and
 #                             the libraries ldd lists, copied to
 #                             OUT_DIR/soak/stress-ng/
-# OUT_DIR is a tests directory for scripts/mkinitramfs.sh. SRC_TREE must
+# OUT_DIR is a tests directory for scripts/build/mkinitramfs.sh. SRC_TREE must
 # have include/uapi/linux/hmm_dummy.h (the series' tree).
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 case "${1:-}" in
 -h|--help) usage; exit 0 ;;
 -*) usage_error "unknown option $1" ;;

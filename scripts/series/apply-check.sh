@@ -3,10 +3,10 @@
 # apply-check.sh [GIT_TREE]
 # Apply the series two ways and require identical results:
 #   1. quilt push -a --fuzz=0 on a plain copy of hmm/base (the distro way);
-#   2. git am onto hmm/base (scripts/import.sh --worktree; the reviewer way).
+#   2. git am onto hmm/base (scripts/series/import.sh --worktree; the reviewer way).
 # GIT_TREE: an existing import to compare against (default: a fresh one in
 # $HMM_WORKDIR/apply-check). Any patch that needs fuzz or fails fails the run.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 case "${1:-}" in
 -h|--help) usage; exit 0 ;;
 -*) usage_error "unknown option $1" ;;
@@ -18,7 +18,7 @@ need_pkgs quilt
 gtree=${1:-}
 if [ -z "$gtree" ]; then
 	gtree=$WORKDIR/apply-check
-	"$TOP/scripts/import.sh" --worktree "$gtree"
+	"$TOP/scripts/series/import.sh" --worktree "$gtree"
 fi
 
 qtree=$WORKDIR/quilt-tree

@@ -6,7 +6,7 @@
 # pte, bad rss counters, RCU stalls, soft lockups, hung tasks, panics.
 # Scans the dmesg the guest dumped at the end and every timestamped kernel
 # line of the console (the latter also covers a guest that died early).
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 case "${1:-}" in
 -h|--help) usage; exit 0 ;;
 -*) usage_error "unknown option $1" ;;

@@ -13,7 +13,7 @@
 #                 one in patches/ (patch-ids); b4 am of series.mbox (offline),
 #                 git am onto hmm/base in a temporary worktree, the tree must be
 #                 hmm/series' tree. One line per check; exit 1 on a failure.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 
 OUT=$WORKDIR/outgoing CHECK=0 FROM=
 TO=()
@@ -32,7 +32,7 @@ need_pkgs git b4
 ensure_tree
 rev=$SERIES_BRANCH
 git -C "$KTREE" rev-parse -q --verify "$rev^{commit}" >/dev/null ||
-	die "no branch $rev in $KTREE; run scripts/import.sh first"
+	die "no branch $rev in $KTREE; run scripts/series/import.sh first"
 git -C "$KTREE" merge-base --is-ancestor "$BASE_TAG" "$rev" || die "$rev does not contain $BASE_TAG"
 [ -z "$(git -C "$KTREE" rev-list --merges "$BASE_TAG..$rev")" ] || die "merge commits in $BASE_TAG..$rev"
 base=$(git -C "$KTREE" rev-parse "$BASE_TAG^{commit}")
@@ -123,10 +123,10 @@ result() { # result NAME OK|FAIL TEXT
 }
 patches=("${msgs[@]:1}")
 
-# (a) checkpatch, exactly as scripts/checkpatch.sh runs it for CI (the file
+# (a) checkpatch, exactly as scripts/check/checkpatch.sh runs it for CI (the file
 # names are those of patches/ with a NNNN- number, which checkpatch.sh drops,
 # so ci/checkpatch-exceptions applies).
-if "$TOP/scripts/checkpatch.sh" "${patches[@]}" 2> "$OUT/checkpatch.log"; then
+if "$TOP/scripts/check/checkpatch.sh" "${patches[@]}" 2> "$OUT/checkpatch.log"; then
 	result checkpatch OK "${#patches[@]} patches clean (checkpatch.pl --strict, subject, body, Signed-off-by)"
 else
 	sed 's/^/  /' "$OUT/checkpatch.log"
@@ -141,7 +141,7 @@ if [ "${#repo_p[@]}" -gt 0 ] && [ -f "${repo_p[0]}" ] &&
    [ "$(cat "${patches[@]}" | ids)" = "$(cat "${repo_p[@]}" | ids)" ]; then
 	result patches/ OK "the $n mailed patches are patches/ in series order (patch-id --stable)"
 else
-	result patches/ FAIL "$BASE_TAG..$rev differs from patches/ (run scripts/export.sh or scripts/import.sh --force)"
+	result patches/ FAIL "$BASE_TAG..$rev differs from patches/ (run scripts/series/export.sh or scripts/series/import.sh --force)"
 fi
 
 # (c) b4 am of the mbox, offline, then git am onto the base: same tree.

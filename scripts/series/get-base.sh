@@ -10,7 +10,7 @@
 # With KERNEL_TREE=/path/to/your/tree: use that git tree; hmm/base is tagged at
 # BASE_REF (default HEAD) unless the tag already exists.
 #   --force   recreate the Debian-based tree even if it exists
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 
 FORCE=0
 case "${1:-}" in
@@ -77,7 +77,7 @@ dpkg-deb --fsys-tarfile "$deb" |
 
 # Debian's top-level .gitignore ignores everything ("/*" then "!/debian/"),
 # since its packaging repo holds only debian/. Add with -f so the base commit
-# is the pristine tarball; scripts/export.sh refuses to export while
+# is the pristine tarball; scripts/series/export.sh refuses to export while
 # untracked (hence possibly ignored) files exist in the tree.
 git -C "$tmp" init -q -b base
 git -C "$tmp" config hmm.baseversion "$pinned"
