@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # bench.sh [options] [BUILD_DIR]
-# Boot a kernel under QEMU and run ci/bench/hmm-bench in the guest (suite
+# Boot a kernel under QEMU and run tests/programs/hmm-bench in the guest (suite
 # "bench"): the series' mirror (hmm_dummy) and upstream HMM (test_hmm) side
 # by side in one boot, plus the no-device workloads. The table and the CSV
 # are extracted from the console log into OUT (default results/bench-LABEL-

@@ -3,7 +3,7 @@
 # demo.sh
 # The main job, from a fresh machine: install what is needed, get the base
 # tree, apply the series, build the patched kernel, boot it under QEMU, run
-# the HMM demo suites (ci/suites/demo) and print what happened: what HMM did,
+# the HMM demo suites (tests/plans/demo) and print what happened: what HMM did,
 # step by step, from the kernel's counters, then the tests per suite.
 . "$(dirname "$0")/lib.sh"
 case "${1:-}" in -h|--help) usage; exit 0 ;; esac
@@ -20,13 +20,13 @@ rm -rf "$R" && mkdir -p "$R"
 "$TOP/scripts/build/build-guest-tests.sh" "$WT" "$R/tests" >"$R/guest-tests.log" 2>&1 ||
 	{ tail -n 30 "$R/guest-tests.log"; die "building the guest test programs failed"; }
 "$TOP/scripts/build/mkinitramfs.sh" "$out" "$R/tests" "$R/initramfs.cpio.gz"
-suites=$(sed -e 's/#.*//' "$TOP/ci/suites/demo" | awk 'NF { print $1 }' | paste -sd, -)
+suites=$(sed -e 's/#.*//' "$TOP/tests/plans/demo" | awk 'NF { print $1 }' | paste -sd, -)
 rc=0
 "$TOP/scripts/boot/run-qemu.sh" "$out/arch/x86/boot/bzImage" "$R/initramfs.cpio.gz" \
 	"$R/console.log" "$suites" 1200 || rc=1
 echo
 echo "---- the guest: $(tr -d '\r' < "$R/console.log" | grep -a -m1 '^GUEST-BEGIN' | cut -d' ' -f2-)"
-# The demo suite's own lines (ci/demo/hmm-demo.c), without their "DEMO N "
+# The demo suite's own lines (tests/programs/hmm-demo.c), without their "DEMO N "
 # prefix: what HMM did, step by step, from the kernel's own counters.
 echo "---- what HMM did"
 tr -d '\r' < "$R/console.log" | sed -n '/^GUEST-BEGIN/,/^==RESULTS-BEGIN==/p' |

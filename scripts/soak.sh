@@ -1,12 +1,12 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # soak.sh [options] [BUILD_DIR]
-# Boot the series kernel under QEMU and run the HMM soak test (ci/soak/
-# hmm-soak.c, guest suite "soak", ci/guest/soak.sh): worker processes
-# mirrored by both hmm_dummy devices doing random device and CPU accesses,
-# migrations, fork, mremap, mprotect, madvise and munmap against a shadow
-# copy of their memory. Results (RESULT soak ... lines) and the console log
-# go to OUT (default results/soak-LABEL-DATE/ of this repository).
+# Boot the series kernel under QEMU and run the HMM soak test
+# (tests/programs/hmm-soak.c, guest suite "soak", tests/guest/suites/
+# soak.sh): worker processes mirrored by both hmm_dummy devices doing
+# random device and CPU accesses, migrations, fork, mremap, mprotect,
+# madvise and munmap against a shadow copy of their memory. Results
+# (RESULT soak ... lines) and the console log go to OUT (default results/soak-LABEL-DATE/ of this repository).
 #   BUILD_DIR       an existing O= build dir of the series kernel (bzImage +
 #                   modules); without it the kernel of $KERNEL_TREE (default
 #                   ~/.cache/hmm-series/linux) is built with scripts/build/build.sh

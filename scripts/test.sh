@@ -6,13 +6,13 @@
 # git am (identical trees), run the series' coccinelle rule, build the base
 # and the series kernels, compile the touched files under allmodconfig (W=1,
 # sparse), build every patch in turn, boot both kernels under QEMU, run the
-# suites in ci/suites/, scan the kernel logs and compare the upstream
+# suites in tests/plans/, scan the kernel logs and compare the upstream
 # suites' results base vs series.
 # Ends with a table per suite and "N passed, N failed"; exits 1 on failure.
 #   --quick        skip the bisect and allmodconfig checks and the base boot
 #   --debug        also build the debug kernel (configs/debug.config) and
 #                  run every suite on it
-#   --suites LIST  comma-separated suites instead of ci/suites/*
+#   --suites LIST  comma-separated suites instead of tests/plans/*
 . "$(dirname "$0")/lib.sh"
 
 QUICK=0 DEBUG=0 SUITES=
@@ -53,7 +53,7 @@ suite_list() {
 	if [ -n "$SUITES" ]; then
 		tr ',' '\n' <<<"$SUITES"
 	else
-		sed -e 's/#.*//' "$TOP/ci/suites/$1" | awk 'NF { print $1 }'
+		sed -e 's/#.*//' "$TOP/tests/plans/$1" | awk 'NF { print $1 }'
 	fi
 }
 
@@ -75,7 +75,7 @@ boot() {
 }
 
 summary() {
-	local known=$TOP/ci/known-failures
+	local known=$TOP/tests/known-failures
 	# Known base failures count as xfail wherever they fail.
 	awk 'NR == FNR { if ($0 !~ /^#/ && NF >= 2) kf[$1 " " $2] = 1; next }
 	     { s = $4; if (s == "FAIL" && (($2 " " $3) in kf)) s = "XFAIL"; print $1, $2, $3, s }' \
@@ -97,7 +97,7 @@ summary() {
 		echo "failed:"
 		awk '$4 == "FAIL" { print "  " $1, $2, $3 }' "$R/final.txt" | head -n 50
 	fi
-	echo "known base failures (ci/known-failures), not counted as failed: $x"
+	echo "known base failures (tests/known-failures), not counted as failed: $x"
 	echo "Under TCG only ratios mean anything; logs: $R"
 	echo "$p passed, $f failed, $s skipped"
 	[ "$f" -eq 0 ]
@@ -188,8 +188,8 @@ cmp_results() {
 	local bad=0
 	while read -r _ s t st; do
 		[ "$st" = FAIL ] || continue
-		grep -qE "^$s $t( |$)" "$TOP/ci/known-failures" ||
-			{ echo "base kernel: $s $t fails and is not in ci/known-failures"; bad=1; }
+		grep -qE "^$s $t( |$)" "$TOP/tests/known-failures" ||
+			{ echo "base kernel: $s $t fails and is not in tests/known-failures"; bad=1; }
 	done < "$R/base.res"
 	if [ $SAME = 0 ]; then
 		# Every upstream test the base ran must give the same result on the series.

@@ -3,11 +3,11 @@
 # guest-results.sh CONSOLE_LOG
 # Print the guest's results, one "RESULT SUITE TEST STATUS [extra]" line
 # per test:
-# - the RESULT lines of the block ci/guest/init prints at the end with the
+# - the RESULT lines of the block tests/guest/init prints at the end with the
 #   console muted, or, if the guest died before it, the RESULT lines seen
 #   on the console;
 # - the KTAP blocks (==KTAP-BEGIN SUITE== ... ==KTAP-END==, from
-#   ci/guest/run-kselftest.sh), parsed by scripts/boot/ktap.awk; a suite that
+#   tests/guest/run-kselftest.sh), parsed by scripts/boot/ktap.awk; a suite that
 #   started (==KTAP-RUN SUITE==) and has no block fails.
 . "$(dirname "$0")/../lib.sh"
 case "${1:-}" in -h|--help) usage; exit 0 ;; -*) usage_error "unknown option $1" ;; esac

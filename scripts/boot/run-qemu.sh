@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # run-qemu.sh BZIMAGE INITRAMFS LOG SUITES [TIMEOUT_S]
 # Boot the test kernel under QEMU (TCG by default; QEMU_ACCEL=kvm to
-# override), run SUITES (comma separated, see ci/guest/init) and write the
+# override), run SUITES (comma separated, see tests/guest/init) and write the
 # serial console to LOG. Exits 0 only if the guest reached its end marker
 # with rc=0; the log is then checked by scripts/check/check-log.sh.
 . "$(dirname "$0")/../lib.sh"

@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 # build-bench.sh SRC_TREE OUT_DIR
-# Build the HMM benchmark (ci/bench/hmm-bench.c) statically against the uapi
-# headers of the kernel tree SRC_TREE (read-only: "make O=OUT_DIR/hdr
+# Build the HMM benchmark (tests/programs/hmm-bench.c) statically against
+# the uapi headers of the kernel tree SRC_TREE (read-only: "make O=OUT_DIR/hdr
 # headers", or UAPI_INCLUDE=DIR to reuse installed ones, e.g. the ones
 # scripts/build/build-guest-tests.sh made in its OUT_DIR/hdr/usr/include), into
 #   OUT_DIR/bench/hmm-bench   the program
-#   OUT_DIR/suites/bench      the guest suite hook (ci/guest/bench.sh), run by
-#                             ci/guest/init for the suite "bench"
+#   OUT_DIR/suites/bench      the guest suite hook (tests/guest/suites/
+#                             bench.sh), run by tests/guest/init for the
+#                             suite "bench"
 # OUT_DIR is a tests directory for scripts/build/mkinitramfs.sh (it may be the one
 # of build-guest-tests.sh). On a base tree without include/uapi/linux/
 # hmm_dummy.h the program builds without the series' rows.
@@ -31,9 +32,9 @@ else
 	uapi=$out/hdr/usr/include
 fi
 ${CC:-gcc} -Wall -Wextra -Wno-unused-parameter -O2 -static \
-	-I "$src" -isystem "$uapi" "$TOP/ci/bench/hmm-bench.c" -o "$out/bench/hmm-bench.tmp"
+	-I "$src" -isystem "$uapi" "$TOP/tests/programs/hmm-bench.c" -o "$out/bench/hmm-bench.tmp"
 mv "$out/bench/hmm-bench.tmp" "$out/bench/hmm-bench"
-install -m 0755 "$TOP/ci/guest/bench.sh" "$out/suites/bench"
+install -m 0755 "$TOP/tests/guest/suites/bench.sh" "$out/suites/bench"
 if [ -f "$uapi/linux/hmm_dummy.h" ]; then
 	echo "build-bench: built $out/bench/hmm-bench (with the series' hmm_dummy rows)" >&2
 else

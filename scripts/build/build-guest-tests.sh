@@ -6,13 +6,13 @@
 # Build statically linked x86_64 kernel selftest programs (mostly from
 # tools/testing/selftests/mm/) out of the kernel source tree SRC_TREE, using
 # that tree's own uapi headers, into OUT_DIR/bin/.  Also copies the in-guest
-# runner (ci/guest/run-selftests.sh) to OUT_DIR/run-selftests.sh, so OUT_DIR
+# runner (tests/guest/run-selftests.sh) to OUT_DIR/run-selftests.sh, so OUT_DIR
 # can be dropped into a busybox initramfs as /tests.
 #
 # SRC_TREE is never written to: the uapi headers are generated with
 # "make O=OUT_DIR/hdr headers", everything else goes to OUT_DIR as well.
 #
-# ci/selftest-fixes/*.patch are fixes to upstream selftests that CI carries
+# tests/selftest-fixes/*.patch are fixes to upstream selftests that CI carries
 # (each one a git format-patch file against the kernel tree, with its
 # reason).  They are applied to a private copy of tools/testing/selftests/mm
 # in OUT_DIR/fixsrc, and the mm programs are built from that copy.
@@ -35,8 +35,8 @@ OUT_DIR/run-selftests.sh.
 
 Outputs:
   OUT_DIR/bin/<program>         static x86_64 executables
-  OUT_DIR/run-selftests.sh      copy of ci/guest/run-selftests.sh
-  OUT_DIR/run-kunit.sh          copy of ci/guest/run-kunit.sh
+  OUT_DIR/run-selftests.sh      copy of tests/guest/run-selftests.sh
+  OUT_DIR/run-kunit.sh          copy of tests/guest/run-kunit.sh
   OUT_DIR/bench/hmm-bench, OUT_DIR/suites/bench
                                 the benchmark and its guest suite hook
                                 (scripts/build/build-bench.sh; optional)
@@ -45,7 +45,7 @@ Outputs:
                                 (scripts/build/build-soak.sh; series tree only,
                                 optional)
   OUT_DIR/fixsrc/               tools/testing/selftests/mm with the fixes of
-                                ci/selftest-fixes/ applied (when there are any)
+                                tests/selftest-fixes/ applied (when there are any)
   OUT_DIR/build-status.txt      one line per program: "<name> built|skipped [reason]"
   OUT_DIR/logs/<program>.log    compiler output of the last build attempt
 
@@ -119,13 +119,13 @@ PROGRAMS=(
 	"mkdirty              |$MM|mkdirty.c $MMLIB                    |      |optional|"
 	"pagemap_ioctl        |$MM|pagemap_ioctl.c $MMLIB              |      |optional|"
 	# 6.12.y khugepaged.c uses KSFT_SKIP without including kselftest.h
-	# (stable backport bug): ci/selftest-fixes/0002-*.
+	# (stable backport bug): tests/selftest-fixes/0002-*.
 	"khugepaged           |$MM|khugepaged.c $MMLIB                 |      |optional|"
 	"split_huge_page_test |$MM|split_huge_page_test.c $MMLIB       |      |optional|"
 	"transhuge-stress     |$MM|transhuge-stress.c $MMLIB           |      |optional|"
 	"compaction_test      |$MM|compaction_test.c $MMLIB            |      |optional|"
 	# The series' own tests (absent from the base tree, so optional here;
-	# ci/suites/series makes a missing one fail on the series kernel).
+	# tests/plans/series makes a missing one fail on the series kernel).
 	"mmu_notifier_events  |$MM|mmu_notifier_events.c $MMLIB        |      |optional|"
 	"hmm_dummy_tests      |$MM|hmm_dummy_tests.c $MMLIB            |-lpthread|optional|"
 )
@@ -201,7 +201,7 @@ fix_tree() {
 # build_kselftest ROOT UAPI OUT: the mm selftests built and installed the way
 # kselftest does it ("make -C tools/testing/selftests TARGETS=mm install"),
 # from ROOT (fix_tree's copy, so the carried fixes apply), into
-# OUT/kselftest, for ci/guest/run-kselftest.sh (run_vmtests.sh -t CATEGORY).
+# OUT/kselftest, for tests/guest/run-kselftest.sh (run_vmtests.sh -t CATEGORY).
 # They are dynamically linked, as upstream builds them: bash and the shared
 # libraries they use go to OUT/rootfs, which mkinitramfs.sh lays over the
 # root of the initramfs.
@@ -267,7 +267,7 @@ main() {
 	local cc=${CC:-gcc}
 	local script_dir runner
 	script_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)
-	runner=$script_dir/../../ci/guest/run-selftests.sh
+	runner=$script_dir/../../tests/guest/run-selftests.sh
 
 	mkdir -p "$out/bin" "$out/obj" "$out/gen" "$out/logs"
 
@@ -346,7 +346,7 @@ EOF
 
 	# Fixes CI carries to upstream selftests (see the top of this file).
 	local mmroot
-	mmroot=$(fix_tree "$src" "$out" "$script_dir/../../ci/selftest-fixes") || exit 1
+	mmroot=$(fix_tree "$src" "$out" "$script_dir/../../tests/selftest-fixes") || exit 1
 
 	local status_file=$out/build-status.txt
 	: >"$status_file.tmp"
@@ -447,9 +447,9 @@ EOF
 	else
 		log "WARNING: runner $runner not found, not copied"
 	fi
-	install -m 0755 "$script_dir/../../ci/guest/run-kunit.sh" "$out/run-kunit.sh"
-	install -m 0644 "$script_dir/../../ci/kernel-log.pattern" "$out/kernel-log.pattern"
-	install -m 0755 "$script_dir/../../ci/guest/run-kselftest.sh" "$out/run-kselftest.sh"
+	install -m 0755 "$script_dir/../../tests/guest/run-kunit.sh" "$out/run-kunit.sh"
+	install -m 0644 "$script_dir/../../tests/kernel-log.pattern" "$out/kernel-log.pattern"
+	install -m 0755 "$script_dir/../../tests/guest/run-kselftest.sh" "$out/run-kselftest.sh"
 	# The benchmark (suite "bench", run by scripts/bench.sh; in no CI suite
 	# list). Optional: a failure here does not fail the test build.
 	if ! UAPI_INCLUDE=$uapi "$script_dir/build-bench.sh" "$src" "$out" >"$out/logs/hmm-bench.log" 2>&1; then
@@ -457,8 +457,8 @@ EOF
 	fi
 	# The soak test (suite "soak", run by scripts/soak.sh; in no CI suite
 	# list), the fuzzer and the fault-injection suite (suites "fuzz" and
-	# "finj", in ci/suites/series) and the demo (suite "demo", in
-	# ci/suites/demo), on a series tree only, without stress-ng. Not fatal
+	# "finj", in tests/plans/series) and the demo (suite "demo", in
+	# tests/plans/demo), on a series tree only, without stress-ng. Not fatal
 	# here: a suite whose program is missing fails in the guest
 	# ("not-found").
 	if [ -f "$src/include/uapi/linux/hmm_dummy.h" ] &&

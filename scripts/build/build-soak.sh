@@ -1,17 +1,18 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 # build-soak.sh SRC_TREE OUT_DIR
-# Build the HMM soak test (ci/soak/hmm-soak.c), the fuzzer (ci/fuzz/), the
-# fault-injection suite (ci/finj/) and the demo (ci/demo/) statically
+# Build the HMM soak test, the fuzzer, the fault-injection suite and the
+# demo (tests/programs/hmm-{soak,fuzz,finj,demo}.c) statically
 # against the uapi headers of the kernel tree SRC_TREE (read-only: "make
 # O=OUT_DIR/hdr headers", or UAPI_INCLUDE=DIR to reuse installed ones), into
 #   OUT_DIR/soak/hmm-soak     the program
-#   OUT_DIR/suites/soak       the guest suite hook (ci/guest/soak.sh), run by
-#                             ci/guest/init for the suite "soak"
+#   OUT_DIR/suites/soak       the guest suite hook (tests/guest/suites/
+#                             soak.sh), run by tests/guest/init for the
+#                             suite "soak"
 #   OUT_DIR/{fuzz,finj}/hmm-*, OUT_DIR/suites/{fuzz,finj}  the same for the
-#                             suites "fuzz" and "finj" (ci/suites/series)
+#                             suites "fuzz" and "finj" (tests/plans/series)
 #   OUT_DIR/demo/hmm-demo, OUT_DIR/suites/demo  the same for the suite "demo"
-#                             (ci/suites/demo, scripts/demo.sh)
+#                             (tests/plans/demo, scripts/demo.sh)
 #   OUT_DIR/soak/bin/stress-ng  with SOAK_STRESS_NG=1 and a host stress-ng:
 #                             a wrapper that runs Debian's (dynamically
 #                             linked) stress-ng through its own loader and
@@ -40,14 +41,14 @@ else
 	uapi=$out/hdr/usr/include
 fi
 # The soak test and, in the same way, the hostile-input fuzzer, the
-# fault-injection suite and the demo: ci/NAME/hmm-NAME.c ->
-# OUT_DIR/NAME/hmm-NAME, and ci/guest/NAME.sh -> OUT_DIR/suites/NAME.
+# fault-injection suite and the demo: tests/programs/hmm-NAME.c ->
+# OUT_DIR/NAME/hmm-NAME, and tests/guest/suites/NAME.sh -> OUT_DIR/suites/NAME.
 for name in soak fuzz finj demo; do
 	mkdir -p "$out/$name"
-	${CC:-gcc} -Wall -Wextra -O2 -static -isystem "$uapi" "$TOP/ci/$name/hmm-$name.c" \
+	${CC:-gcc} -Wall -Wextra -O2 -static -isystem "$uapi" "$TOP/tests/programs/hmm-$name.c" \
 		-o "$out/$name/hmm-$name.tmp" -lpthread
 	mv "$out/$name/hmm-$name.tmp" "$out/$name/hmm-$name"
-	install -m 0755 "$TOP/ci/guest/$name.sh" "$out/suites/$name"
+	install -m 0755 "$TOP/tests/guest/suites/$name.sh" "$out/suites/$name"
 	echo "build-soak: built $out/$name/hmm-$name" >&2
 done
 

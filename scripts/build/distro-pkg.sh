@@ -19,7 +19,7 @@
 # with CONFIG_HMM=y, and the modules hmm_dummy.ko and test_mmu_notifier.ko
 # built for that kernel release; linux-headers holds the series' headers
 # (hmm_mirror.h, hmm_migrate.h, hmm_pt.h); an out-of-tree module using the
-# mirror and device-memory API (ci/extmod/) builds against the extracted
+# mirror and device-memory API (tests/programs/extmod/) builds against the extracted
 # headers package, as a driver writer's would. CONFIG_HMM=n is the
 # build-nohmm stage of scripts/test.sh.
 # --seed BUILD_DIR starts from a copy of the objects of an earlier build of
@@ -141,7 +141,7 @@ for h in hmm_mirror.h hmm_migrate.h hmm_pt.h; do
 	check "linux-headers has include/linux/$h" "[ -f '$hdr/include/linux/$h' ]"
 done
 # A driver writer's out-of-tree module, against the headers package only.
-rm -rf "$x/extmod" && cp -r "$TOP/ci/extmod" "$x/extmod"
+rm -rf "$x/extmod" && cp -r "$TOP/tests/programs/extmod" "$x/extmod"
 if make -C "$hdr" M="$x/extmod" modules >"$top/extmod.log" 2>&1 &&
    [ -f "$x/extmod/hmm_extmod.ko" ]; then
 	log "distro-pkg: ok: out-of-tree module against linux-headers-$krel"

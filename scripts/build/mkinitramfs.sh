@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # mkinitramfs.sh BUILD_DIR TESTS_DIR OUT.cpio.gz
-# Test initramfs: Debian's busybox-static, ci/guest/init, the kernel's
+# Test initramfs: Debian's busybox-static, tests/guest/init, the kernel's
 # modules from BUILD_DIR and the test programs and runners from TESTS_DIR
 # (made by scripts/build/build-guest-tests.sh), with TESTS_DIR/rootfs at the root.
 . "$(dirname "$0")/../lib.sh"
@@ -20,7 +20,7 @@ cp "$bb" "$st/bin/busybox"
 for a in $("$bb" --list); do
 	[ -e "$st/bin/$a" ] || ln -s busybox "$st/bin/$a"
 done
-install -m 0755 "$TOP/ci/guest/init" "$st/init"
+install -m 0755 "$TOP/tests/guest/init" "$st/init"
 echo 'root:x:0:0:root:/root:/bin/sh' > "$st/etc/passwd"
 echo 'root:x:0:' > "$st/etc/group"
 if grep -q '^CONFIG_MODULES=y' "$out/.config"; then

@@ -15,9 +15,9 @@ esac
 logf=$1
 [ -f "$logf" ] || die "no log $logf"
 
-# ci/kernel-log.pattern, plus "lockdep" (its informational lines are
+# tests/kernel-log.pattern, plus "lockdep" (its informational lines are
 # excluded below).
-pat="$(grep -v '^#' "$TOP/ci/kernel-log.pattern" | paste -sd '|')|lockdep"
+pat="$(grep -v '^#' "$TOP/tests/kernel-log.pattern" | paste -sd '|')|lockdep"
 
 kernel_lines() {
 	# dmesg section, plus kernel-timestamped console lines, plus kmemleak

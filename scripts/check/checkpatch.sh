@@ -1,10 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # checkpatch.sh [PATCH...]
-# Patch hygiene for every patch in ./series and ci/selftest-fixes/ (or the
+# Patch hygiene for every patch in ./series and tests/selftest-fixes/ (or the
 # ones given):
 #   - scripts/checkpatch.pl --strict of the base tree, clean; exceptions only
-#     as listed, with a reason, in ci/checkpatch-exceptions
+#     as listed, with a reason, in tests/checkpatch-exceptions
 #   - a subject of the form "area/sub: summary" (e.g. "mm/hmm: ...")
 #   - a body of at least 3 lines saying why, and a Signed-off-by
 . "$(dirname "$0")/../lib.sh"
@@ -13,7 +13,7 @@ case "${1:-}" in
 -*) usage_error "unknown option $1" ;;
 esac
 ensure_tree
-exc=$TOP/ci/checkpatch-exceptions
+exc=$TOP/tests/checkpatch-exceptions
 need_pkgs perl python3-ply python3-git
 # checkpatch's SPDX check runs "python3 scripts/spdxcheck.py", which needs
 # Debian's python3 (with python3-ply and python3-git), not another python3 earlier in PATH.
@@ -23,7 +23,7 @@ if [ $# -gt 0 ]; then
 	patches=("$@")
 else
 	mapfile -t patches < <(series_patches | sed "s|^|$TOP/patches/|")
-	for p in "$TOP"/ci/selftest-fixes/*.patch; do
+	for p in "$TOP"/tests/selftest-fixes/*.patch; do
 		[ -e "$p" ] && patches+=("$p")
 	done
 fi
@@ -33,7 +33,7 @@ for p in "${patches[@]}"; do
 	n=$((n + 1))
 	# Exceptions name the patch by its file name in patches/, the subject
 	# slug; a numbered file (format-patch's NNNN-slug.patch, as in
-	# ci/selftest-fixes/ and mail-series.sh's output) by its slug too.
+	# tests/selftest-fixes/ and mail-series.sh's output) by its slug too.
 	ign=$(awk -v f="${b#[0-9][0-9][0-9][0-9]-}" '$1 == f { printf "%s,", $2 }' "$exc" 2>/dev/null)
 	# checkpatch reads the tree for some checks: run it from the base tree.
 	if ! out=$(cd "$KTREE" && perl scripts/checkpatch.pl --strict --show-types \
@@ -63,7 +63,7 @@ done
 if [ $# -eq 0 ] && [ -f "$exc" ]; then
 	for k in $(awk '!/^#/ && NF { print $1 }' "$exc" | sort -u); do
 		printf '%s\n' "${patches[@]##*/}" | sed 's/^[0-9][0-9][0-9][0-9]-//' | grep -qxF "$k" ||
-			{ echo "checkpatch: ci/checkpatch-exceptions names $k, which is not in series" >&2; bad=$((bad + 1)); }
+			{ echo "checkpatch: tests/checkpatch-exceptions names $k, which is not in series" >&2; bad=$((bad + 1)); }
 	done
 fi
 # checkpatch leaves a CamelCase cache in the tree; it is not ours to keep.

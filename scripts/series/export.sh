@@ -44,7 +44,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 mkdir "$tmp/new"
 # format.filenameMaxLength and format.suffix are pinned: the file names are
-# the patches' identity (ci/checkpatch-exceptions keys them).
+# the patches' identity (tests/checkpatch-exceptions keys them).
 git -C "$KTREE" -c diff.noprefix=false -c diff.mnemonicPrefix=false \
 	-c diff.algorithm=myers -c format.signature= -c format.headers= \
 	-c format.coverLetter=false -c format.numbered=false \

@@ -125,7 +125,7 @@ patches=("${msgs[@]:1}")
 
 # (a) checkpatch, exactly as scripts/check/checkpatch.sh runs it for CI (the file
 # names are those of patches/ with a NNNN- number, which checkpatch.sh drops,
-# so ci/checkpatch-exceptions applies).
+# so tests/checkpatch-exceptions applies).
 if "$TOP/scripts/check/checkpatch.sh" "${patches[@]}" 2> "$OUT/checkpatch.log"; then
 	result checkpatch OK "${#patches[@]} patches clean (checkpatch.pl --strict, subject, body, Signed-off-by)"
 else

@@ -8,10 +8,10 @@
 # "bash ./run_vmtests.sh -t CATEGORY", which loads and unloads the modules
 # its scripts need (test_hmm.sh, test_hmm_dummy.sh, test_mmu_notifier.sh).
 #
-# The guest only provides what a test machine has: swap (ci/guest/init),
+# The guest only provides what a test machine has: swap (tests/guest/init),
 # reserved huge pages, and a disk file system at /mnt/wb for the cases that
 # need a block-backed file (writeback). The KTAP output is echoed to the console and saved in
-# /run/ktap/kselftest:CATEGORY.tap; ci/guest/init prints it again as one block
+# /run/ktap/kselftest:CATEGORY.tap; tests/guest/init prints it again as one block
 # at the end, and the host parses it (scripts/boot/ktap.awk). Nothing here
 # interprets results, except that a category that cannot start gets a
 # RESULT line saying why.

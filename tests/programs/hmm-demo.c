@@ -21,7 +21,7 @@
  *
  * Each step prints "DEMO N ..." lines, one "DEMO N FAIL: ..." line per wrong
  * number, then "DEMO N step N: PASS|FAIL" and a line
- * "RESULT demo N-NAME PASS|FAIL" (ci/guest/demo.sh copies those to the
+ * "RESULT demo N-NAME PASS|FAIL" (tests/guest/suites/demo.sh copies those to the
  * results file). Exit status 1 if a step failed, 2 if the demo could not
  * start.
  *

@@ -3,7 +3,7 @@
 #
 # run-kunit.sh MODULE...  -- load KUnit test modules inside the CI guest.
 # The KTAP each module prints (in the kernel log) is echoed to the console
-# and saved in /run/ktap/kunit:MODULE.tap; ci/guest/init prints it again as
+# and saved in /run/ktap/kunit:MODULE.tap; tests/guest/init prints it again as
 # one block at the end and the host parses it with its KTAP parser
 # (scripts/boot/ktap.awk), as for the kselftest categories. What only the guest
 # can see gets a result line here:
@@ -16,7 +16,7 @@
 # Exit status: 0 if no FAIL line was printed, 1 otherwise.
 RESULTS_FILE=${RESULTS_FILE:-}
 TESTS_DIR=${TESTS_DIR:-/tests}
-# ci/kernel-log.pattern, installed by scripts/build/build-guest-tests.sh.
+# tests/kernel-log.pattern, installed by scripts/build/build-guest-tests.sh.
 KLOG_PATTERN=$(grep -v '^#' "$TESTS_DIR/kernel-log.pattern" 2>/dev/null | paste -sd '|')
 KLOG_PATTERN=${KLOG_PATTERN:-WARNING:|BUG:|Oops}
 rc=0

@@ -1,9 +1,9 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# Guest suite "soak" (/tests/suites/soak, run by ci/guest/init): loads
+# Guest suite "soak" (/tests/suites/soak, run by tests/guest/init): loads
 # hmm_dummy with a device memory pool sized for the soak, makes sure swap on
 # zram is there, runs /tests/soak/hmm-soak and keeps its RESULT lines.
-# Not part of ci/suites/*: run it with scripts/soak.sh.
+# Not part of tests/plans/*: run it with scripts/soak.sh.
 # Arguments: /tests/soak/args if present (scripts/soak.sh writes it).
 # /tests/soak/bin/stress-ng, when bundled, gives the -m background pressure.
 S=/tests/soak

@@ -1,10 +1,10 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# Guest suite "bench" (/tests/suites/bench, run by ci/guest/init): loads
+# Guest suite "bench" (/tests/suites/bench, run by tests/guest/init): loads
 # test_hmm and hmm_dummy (devmem_mb sized for the migration rows) when
 # present, runs /tests/bench/hmm-bench and prints its table and CSV between
 # markers for scripts/bench.sh.
-# Not part of ci/suites/*: run it with scripts/bench.sh.
+# Not part of tests/plans/*: run it with scripts/bench.sh.
 # Arguments: /tests/bench/args if present (scripts/bench.sh writes it).
 B=/tests/bench
 emit() { echo "RESULT bench $1 $2${3:+ $3}" | tee -a "${RESULTS_FILE:-/dev/null}"; }

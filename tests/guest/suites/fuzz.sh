@@ -1,8 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# Guest suite "fuzz" (/tests/suites/fuzz, run by ci/guest/init): hostile
+# Guest suite "fuzz" (/tests/suites/fuzz, run by tests/guest/init): hostile
 # input for hmm_dummy. Loads hmm_dummy if needed, then runs /tests/fuzz/
-# hmm-fuzz (ci/fuzz/hmm-fuzz.c) three times: -T perm (device nodes are
+# hmm-fuzz (tests/programs/hmm-fuzz.c) three times: -T perm (device nodes are
 # root-only, a non-root process gets EACCES), -T scm (a mirror's file passed
 # with SCM_RIGHTS gives no access to the owner's memory; the last close in
 # another process migrates the owner's pages back), then the fuzzer for a

@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# Guest suite "demo" (/tests/suites/demo, run by ci/guest/init; first in
-# ci/suites/demo): /tests/demo/hmm-demo (ci/demo/hmm-demo.c) shows what HMM
+# Guest suite "demo" (/tests/suites/demo, run by tests/guest/init; first in
+# tests/plans/demo): /tests/demo/hmm-demo (tests/programs/hmm-demo.c) shows what HMM
 # does, step by step, with the kernel's own counters: its "DEMO ..." lines
 # go to the console (scripts/demo.sh prints them), its RESULT lines (one per
 # step) to the results file, plus one for its exit status. It loads

@@ -410,7 +410,7 @@ suite_teardown() {
 }
 
 # --- kernel log --------------------------------------------------------------
-# ci/kernel-log.pattern, installed by scripts/build/build-guest-tests.sh.
+# tests/kernel-log.pattern, installed by scripts/build/build-guest-tests.sh.
 KLOG_PATTERN=$(grep -v '^#' "$TESTS_DIR/kernel-log.pattern" 2>/dev/null | paste -sd '|')
 KLOG_PATTERN=${KLOG_PATTERN:-WARNING:|BUG:|Oops}
 

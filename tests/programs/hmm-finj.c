@@ -4,7 +4,7 @@
  * with the kernel's own framework (failslab, fail_page_alloc; see
  * Documentation/fault-injection/fault-injection.rst) and hmm_dummy's
  * copy-failure knob (debugfs hmm_dummy/deviceN_fail_copy). Run in the test
- * guest by the suite "finj" (ci/guest/finj.sh).
+ * guest by the suite "finj" (tests/guest/suites/finj.sh).
  *
  * Every iteration runs in a forked child (a crash or an OOM kill ends only
  * it), under alarm(): a CPU access stuck on a LOCKED entry, or an ioctl that

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * hmm-fuzz: hostile input for the hmm_dummy driver (the series' HMM mirror
- * test device), run in the test guest (suite "fuzz", see ci/guest/fuzz.sh
+ * test device), run in the test guest (suite "fuzz", see tests/guest/suites/fuzz.sh
  * of the series repository). Modes (-T):
  *
  * fuzz (default): for -t seconds, -p worker processes each mirror

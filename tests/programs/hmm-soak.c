@@ -2,7 +2,7 @@
 /*
  * hmm-soak: randomized soak test of the series' mirror and migration through
  * the hmm_dummy driver, run in the test guest (suite "soak", see
- * ci/guest/soak.sh and scripts/soak.sh of the series repository).
+ * tests/guest/suites/soak.sh and scripts/soak.sh of the series repository).
  *
  * For -t seconds, -p worker processes each mirror themselves through BOTH
  * dummy devices (a minor of device 0, pfn entries, and one of device 1, DMA

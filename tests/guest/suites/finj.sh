@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# Guest suite "finj" (/tests/suites/finj, run by ci/guest/init): fault
-# injection through the HMM mirror and migration paths (ci/finj/hmm-finj.c):
+# Guest suite "finj" (/tests/suites/finj, run by tests/guest/init): fault
+# injection through the HMM mirror and migration paths (tests/programs/hmm-finj.c):
 # failslab and fail_page_alloc, only for the test process (task-filter,
 # make-it-fail / fail-nth), and hmm_dummy's deviceN_fail_copy. Loads
 # hmm_dummy if needed, runs /tests/finj/hmm-finj (its RESULT lines: faults
@@ -25,7 +25,7 @@ fi
 [ -f $S/args ] && args="$args $(cat $S/args)"
 DBG=/sys/kernel/debug
 grep -q ' /sys/kernel/debug ' /proc/mounts || mount -t debugfs debugfs $DBG
-# What the kernel log must not say (ci/kernel-log.pattern), and here also
+# What the kernel log must not say (tests/kernel-log.pattern), and here also
 # that a device memory pool went away with pages in use.
 BAD="$(grep -v '^#' /tests/kernel-log.pattern | paste -sd '|')|pages still in use|unregistered with [0-9]+ pages in use"
 
