@@ -97,3 +97,33 @@ ensure_tree() {
 	git -C "$KTREE" rev-parse -q --verify "$BASE_TAG^{commit}" >/dev/null ||
 		die "no base tree at $KTREE (tag $BASE_TAG); run scripts/series/get-base.sh first"
 }
+
+# touched_files TREE PATHSPEC...: the kernel files the series (hmm/base..HEAD
+# of TREE) touches and still has (deleted ones left out) that match
+# PATHSPEC (e.g. '*.c'), outside tools/, scripts/, samples/, Documentation/
+# and usr/. The one list check-touched, kdoc-check and distro-pkg check.
+touched_files() {
+	local tree=$1; shift
+	git -C "$tree" diff --name-only --diff-filter=d "$BASE_TAG" HEAD -- "$@" |
+		grep -vE '^(tools|scripts|samples|Documentation|usr)/' || true
+}
+
+# uapi_headers SRC DIR: "make headers" of the kernel tree SRC (not written
+# to: O=DIR, log in DIR.log) and print the include directory,
+# DIR/usr/include. With UAPI_INCLUDE set, print that directory instead and
+# make nothing (a caller that made the headers passes them on this way).
+uapi_headers() {
+	if [ -n "${UAPI_INCLUDE:-}" ]; then
+		(cd "$UAPI_INCLUDE" && pwd -P)
+		return
+	fi
+	mkdir -p "$2"
+	if ! make -s -C "$1" O="$2" ARCH=x86_64 headers > "$2.log" 2>&1; then
+		cat "$2.log" >&2
+		echo "make headers of $1 failed (log: $2.log); a tree with an in-tree" \
+		     "build cannot make O= headers: pass UAPI_INCLUDE=DIR" >&2
+		return 1
+	fi
+	(cd "$2/usr/include" && pwd -P)
+}
+

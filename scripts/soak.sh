@@ -6,7 +6,8 @@
 # soak.sh): worker processes mirrored by both hmm_dummy devices doing
 # random device and CPU accesses, migrations, fork, mremap, mprotect,
 # madvise and munmap against a shadow copy of their memory. Results
-# (RESULT soak ... lines) and the console log go to OUT (default results/soak-LABEL-DATE/ of this repository).
+# (RESULT soak ... lines) and the console log go to OUT (default
+# results/soak-LABEL-DATE/ of this repository).
 #   BUILD_DIR       an existing O= build dir of the series kernel (bzImage +
 #                   modules); without it the kernel of $KERNEL_TREE (default
 #                   ~/.cache/hmm-series/linux) is built with scripts/build/build.sh
@@ -71,11 +72,10 @@ OUT=$(cd "$OUT" && pwd)
 [ "$STRESS" = 1 ] && need_pkgs stress-ng
 # Headers outside the tests dir: everything in it goes into the initramfs.
 log "soak: kernel $BUILD, headers from $SRC"
-make -s -C "$SRC" O="$OUT/hdr" ARCH=x86_64 headers >"$OUT/headers.log" 2>&1 ||
-	{ cat "$OUT/headers.log" >&2; die "make headers failed"; }
+uapi=$(uapi_headers "$SRC" "$OUT/hdr") || die "make headers failed"
 tests=$OUT/tests
 rm -rf "$tests"
-SOAK_STRESS_NG=$STRESS UAPI_INCLUDE=$OUT/hdr/usr/include "$TOP/scripts/build/build-soak.sh" "$SRC" "$tests"
+SOAK_STRESS_NG=$STRESS UAPI_INCLUDE=$uapi "$TOP/scripts/build/build-soak.sh" "$SRC" "$tests"
 echo "$ARGS" > "$tests/soak/args"
 "$TOP/scripts/build/mkinitramfs.sh" "$BUILD" "$tests" "$OUT/initramfs.cpio.gz"
 rc=0

@@ -24,13 +24,7 @@ out=$(cd "$2" && pwd -P)
 case "$out/" in "$src"/*) echo "build-bench: OUT_DIR must not be inside SRC_TREE" >&2; exit 2 ;; esac
 [ -f "$src/lib/test_hmm_uapi.h" ] || { echo "build-bench: $src has no lib/test_hmm_uapi.h" >&2; exit 2; }
 mkdir -p "$out/bench" "$out/suites" "$out/logs"
-if [ -n "${UAPI_INCLUDE:-}" ]; then
-	uapi=$(cd "$UAPI_INCLUDE" && pwd -P)
-else
-	make -s -C "$src" O="$out/hdr" ARCH=x86_64 headers >"$out/logs/bench-headers.log" 2>&1 ||
-		{ cat "$out/logs/bench-headers.log" >&2; echo "build-bench: make headers failed" >&2; exit 1; }
-	uapi=$out/hdr/usr/include
-fi
+uapi=$(uapi_headers "$src" "$out/hdr")
 ${CC:-gcc} -Wall -Wextra -Wno-unused-parameter -O2 -static \
 	-I "$src" -isystem "$uapi" "$TOP/tests/programs/hmm-bench.c" -o "$out/bench/hmm-bench.tmp"
 mv "$out/bench/hmm-bench.tmp" "$out/bench/hmm-bench"

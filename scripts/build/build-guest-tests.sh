@@ -19,7 +19,7 @@
 #
 # Adding a program is one line in the PROGRAMS table below.
 
-set -euo pipefail
+. "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"	# set -euo pipefail, TOP, uapi_headers
 
 usage() {
 	cat <<'EOF'
@@ -267,25 +267,16 @@ main() {
 	local cc=${CC:-gcc}
 	local script_dir runner
 	script_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)
-	runner=$script_dir/../../tests/guest/run-selftests.sh
+	runner=$TOP/tests/guest/run-selftests.sh
 
 	mkdir -p "$out/bin" "$out/obj" "$out/gen" "$out/logs"
 
 	# --- uapi headers -----------------------------------------------------
+	# Made here once (lib.sh's uapi_headers) and passed on to build-bench.sh
+	# and build-soak.sh as UAPI_INCLUDE.
 	local uapi
-	if [ -n "${UAPI_INCLUDE:-}" ]; then
-		uapi=$(cd "$UAPI_INCLUDE" && pwd -P)
-		log "using uapi headers from $uapi"
-	else
-		log "generating uapi headers (make O=$out/hdr headers)"
-		if ! make -s -C "$src" O="$out/hdr" ARCH=x86_64 headers >"$out/logs/headers.log" 2>&1; then
-			cat "$out/logs/headers.log" >&2
-			log "ERROR: 'make headers' failed.  If SRC_TREE has an in-tree build"
-			log "       (make O= refuses unclean trees), pass UAPI_INCLUDE=<dir>."
-			exit 1
-		fi
-		uapi=$out/hdr/usr/include
-	fi
+	log "uapi headers: ${UAPI_INCLUDE:-make O=$out/hdr headers}"
+	uapi=$(uapi_headers "$src" "$out/hdr") || { log "ERROR: 'make headers' failed"; exit 1; }
 	[ -f "$uapi/linux/mman.h" ] || { log "ERROR: no linux/mman.h in $uapi"; exit 1; }
 
 	# --- local_config.h: what check_config.sh would write without liburing.
@@ -346,7 +337,7 @@ EOF
 
 	# Fixes CI carries to upstream selftests (see the top of this file).
 	local mmroot
-	mmroot=$(fix_tree "$src" "$out" "$script_dir/../../tests/selftest-fixes") || exit 1
+	mmroot=$(fix_tree "$src" "$out" "$TOP/tests/selftest-fixes") || exit 1
 
 	local status_file=$out/build-status.txt
 	: >"$status_file.tmp"
@@ -447,9 +438,9 @@ EOF
 	else
 		log "WARNING: runner $runner not found, not copied"
 	fi
-	install -m 0755 "$script_dir/../../tests/guest/run-kunit.sh" "$out/run-kunit.sh"
-	install -m 0644 "$script_dir/../../tests/kernel-log.pattern" "$out/kernel-log.pattern"
-	install -m 0755 "$script_dir/../../tests/guest/run-kselftest.sh" "$out/run-kselftest.sh"
+	install -m 0755 "$TOP/tests/guest/run-kunit.sh" "$out/run-kunit.sh"
+	install -m 0644 "$TOP/tests/kernel-log.pattern" "$out/kernel-log.pattern"
+	install -m 0755 "$TOP/tests/guest/run-kselftest.sh" "$out/run-kselftest.sh"
 	# The benchmark (suite "bench", run by scripts/bench.sh; in no CI suite
 	# list). Optional: a failure here does not fail the test build.
 	if ! UAPI_INCLUDE=$uapi "$script_dir/build-bench.sh" "$src" "$out" >"$out/logs/hmm-bench.log" 2>&1; then

@@ -33,13 +33,7 @@ case "$out/" in "$src"/*) echo "build-soak: OUT_DIR must not be inside SRC_TREE"
 [ -f "$src/include/uapi/linux/hmm_dummy.h" ] ||
 	{ echo "build-soak: $src has no include/uapi/linux/hmm_dummy.h (not the series' tree)" >&2; exit 2; }
 mkdir -p "$out/soak" "$out/suites" "$out/logs"
-if [ -n "${UAPI_INCLUDE:-}" ]; then
-	uapi=$(cd "$UAPI_INCLUDE" && pwd -P)
-else
-	make -s -C "$src" O="$out/hdr" ARCH=x86_64 headers >"$out/logs/soak-headers.log" 2>&1 ||
-		{ cat "$out/logs/soak-headers.log" >&2; echo "build-soak: make headers failed" >&2; exit 1; }
-	uapi=$out/hdr/usr/include
-fi
+uapi=$(uapi_headers "$src" "$out/hdr")
 # The soak test and, in the same way, the hostile-input fuzzer, the
 # fault-injection suite and the demo: tests/programs/hmm-NAME.c ->
 # OUT_DIR/NAME/hmm-NAME, and tests/guest/suites/NAME.sh -> OUT_DIR/suites/NAME.

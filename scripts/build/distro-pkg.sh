@@ -75,8 +75,7 @@ else
 fi
 
 if [ $compile_only = 1 ]; then
-	mapfile -t files < <(git -C "$tree" diff --name-only --diff-filter=d "$BASE_TAG" HEAD -- '*.c' |
-		grep -vE '^(tools|scripts|samples|Documentation|usr)/' || true)
+	mapfile -t files < <(touched_files "$tree" '*.c')
 	# Touched files built only under a symbol a distro config may leave
 	# off. Debian's has no DEVICE_PRIVATE, hence no HSA_AMD_SVM, and no
 	# KUnit.

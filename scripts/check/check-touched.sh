@@ -18,8 +18,7 @@ need_pkgs sparse
 head=$(git -C "$tree" rev-parse HEAD)
 
 # Kernel .c files that exist at the series head (deleted files are skipped).
-mapfile -t files < <(git -C "$tree" diff --name-only --diff-filter=d "$BASE_TAG" "$head" -- '*.c' |
-	grep -vE '^(tools|scripts|samples|Documentation|usr)/' || true)
+mapfile -t files < <(touched_files "$tree" '*.c')
 if [ ${#files[@]} -eq 0 ]; then
 	log "check-touched: the series touches no kernel .c file; nothing to compile"
 	exit 0

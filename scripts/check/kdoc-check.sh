@@ -29,8 +29,7 @@ head=$(git -C "$tree" rev-parse HEAD)
 res=$WORKDIR/kdoc-check
 rm -rf "$res" && mkdir -p "$res/base"
 
-mapfile -t files < <(git -C "$tree" diff --name-only --diff-filter=d "$BASE_TAG" "$head" -- '*.c' '*.h' |
-	grep -vE '^(tools|scripts|samples|Documentation|usr)/' || true)
+mapfile -t files < <(touched_files "$tree" '*.c' '*.h')
 [ ${#files[@]} -gt 0 ] || { log "kdoc-check: the series touches no kernel .c/.h file"; exit 0; }
 
 # kdoc FILE LABEL: kernel-doc warnings of FILE, as "file: message" without
