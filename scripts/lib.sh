@@ -127,3 +127,33 @@ uapi_headers() {
 	(cd "$2/usr/include" && pwd -P)
 }
 
+# seed_build SEED OUT: start the build directory OUT from a copy of the
+# objects of SEED, an earlier build of the same source tree path (kbuild
+# then rebuilds only what the source or the config changes).
+seed_build() {
+	[ -f "$1/.config" ] || die "seed $1: not a build directory"
+	rm -rf "$2" && mkdir -p "$(dirname "$2")" && cp -a "$1" "$2"
+}
+
+# own_worktree TREE DIR REV: DIR, a detached worktree of TREE's repository
+# at REV, for a script that must check out other commits without touching
+# TREE. Made once and reused (reset and cleaned), so its files keep their
+# mtimes and a build directory that belongs to it stays incremental.
+own_worktree() {
+	local tree=$1 dir rev common
+	dir=$(realpath -m -- "$2")
+	rev=$(git -C "$tree" rev-parse --verify "$3^{commit}")
+	common=$(git -C "$tree" rev-parse --path-format=absolute --git-common-dir)
+	if [ -e "$dir/.git" ] &&
+	   [ "$(git -C "$dir" rev-parse --path-format=absolute --git-common-dir 2>/dev/null)" = "$common" ] &&
+	   [ "$(git -C "$dir" rev-parse --show-toplevel 2>/dev/null)" = "$dir" ]; then
+		git -C "$dir" reset -q --hard
+		git -C "$dir" clean -q -fdx
+		git -C "$dir" checkout -q --detach "$rev"
+	else
+		git -C "$tree" worktree remove --force "$dir" 2>/dev/null || rm -rf "$dir"
+		git -C "$tree" worktree prune
+		mkdir -p "$(dirname "$dir")"
+		git -C "$tree" worktree add -q --detach "$dir" "$rev"
+	fi
+}

@@ -133,12 +133,11 @@ if [ $QUICK = 0 ] && [ $SAME = 0 ]; then
 	stage build-base "$TOP/scripts/build/build.sh" "$WT" "$BUILD_ROOT/base" "$TOP/configs/guest.config" && BASE_OK=1
 	git -C "$WT" checkout -q --detach "$HEAD_COMMIT"
 fi
-# Seed the series build with the base objects: kbuild tracks dependencies per
-# file and per config symbol, so only what the series changes is rebuilt.
-if [ $BASE_OK = 1 ]; then
-	rm -rf "$BUILD_ROOT/series" && cp -a "$BUILD_ROOT/base" "$BUILD_ROOT/series"
-fi
-stage build-series "$TOP/scripts/build/build.sh" "$WT" "$BUILD_ROOT/series" \
+# The series build and bisect-build start from the base objects (same
+# worktree path): kbuild rebuilds only what the series changes.
+SEED=()
+[ $BASE_OK = 1 ] && SEED=(--seed-from "$BUILD_ROOT/base")
+stage build-series "$TOP/scripts/build/build.sh" "${SEED[@]}" "$WT" "$BUILD_ROOT/series" \
 	"$TOP/configs/guest.config" "$TOP/configs/hmm.config" || finish
 stage guest-tests "$TOP/scripts/build/build-guest-tests.sh" "$WT" "$R/tests" || finish
 # The series' KUnit tests the KUnit way: kunit.py with mm/.kunitconfig, in
@@ -155,11 +154,12 @@ if [ $QUICK = 0 ]; then
 	stage kernel-doc "$TOP/scripts/check/kdoc-check.sh" --htmldocs "$WT" || true
 	# The series under Debian's own 6.12 config (compile the touched files).
 	stage distro-config "$TOP/scripts/build/distro-pkg.sh" --debian --compile-only "$WT" || true
-	if [ $BASE_OK = 1 ]; then
-		rm -rf "$BUILD_ROOT/bisect" && cp -a "$BUILD_ROOT/base" "$BUILD_ROOT/bisect"
-	fi
-	stage bisect-build "$TOP/scripts/check/bisect-build.sh" "$WT" || true
-	git -C "$WT" checkout -q --detach "$HEAD_COMMIT"
+	# bisect-build checks out each commit in $WT (its objects belong to
+	# that path) and checks HEAD out again when it ends, however it ends.
+	stage bisect-build "$TOP/scripts/check/bisect-build.sh" "${SEED[@]}" \
+		--build-dir "$BUILD_ROOT/bisect" "$WT" || true
+	[ "$(git -C "$WT" rev-parse HEAD)" = "$HEAD_COMMIT" ] ||
+		{ rec pipeline pipeline worktree-head FAIL; git -C "$WT" checkout -q --detach "$HEAD_COMMIT"; }
 	# The series with CONFIG_HMM=n (a distro that leaves it off) must build
 	# too. Reuses the bisect objects (the head, HMM=y): kbuild rebuilds
 	# only what depends on the symbols that change.

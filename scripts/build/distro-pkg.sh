@@ -47,10 +47,7 @@ need_pkgs dpkg-dev debhelper kmod cpio bc bison flex libelf-dev libssl-dev rsync
 
 top=$BUILD_ROOT/distro-$mode
 out=$top/build            # O=; dpkg-buildpackage puts the .debs in its parent
-if [ -n "$seed" ]; then
-	[ -f "$seed/.config" ] || die "--seed $seed: not a build directory"
-	rm -rf "$out" && mkdir -p "$top" && cp -a "$seed" "$out"
-fi
+[ -z "$seed" ] || seed_build "$seed" "$out"
 mkdir -p "$out"
 rm -f "$top"/*.deb "$top"/*.buildinfo "$top"/*.changes
 

@@ -1,9 +1,17 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# bisect-build.sh TREE [FRAGMENT...]
+# bisect-build.sh [--build-dir DIR] [--seed-from DIR] TREE [FRAGMENT...]
 # Build the test kernel after each patch of the series in turn (the commits
-# hmm/base..HEAD of TREE), so that every patch builds on its own. Uses its
-# own build directory; incremental and ccache'd, so cheap for small patches.
+# hmm/base..HEAD of TREE), so that every patch builds on its own.
+# Incremental and ccache'd, so cheap for small patches. Each commit is
+# checked out in TREE itself, since a build directory belongs to one source
+# path (its objects name it): give it a worktree that nothing else uses
+# meanwhile (the pipeline's, scripts/series/import.sh --worktree). TREE's
+# HEAD is checked out again at the end, also when a step fails.
+#   --build-dir DIR  the build directory (default $HMM_WORKDIR/build/bisect)
+#   --seed-from DIR  start it from a copy of DIR, an earlier build of TREE
+#                    (build.sh --seed-from; the pipeline passes the base
+#                    kernel's build)
 # Commits that change only Documentation/, tools/testing/,
 # scripts/coccinelle/ or MAINTAINERS are not rebuilt, nor commits whose
 # changed files this configuration does not compile (no .cmd file of the
@@ -12,20 +20,26 @@
 # The configuration step is rerun only when a Kconfig file or the set of
 # fragment symbols the commit knows about changes.
 . "$(dirname "$0")/../lib.sh"
-case "${1:-}" in
--h|--help) usage; exit 0 ;;
--*) usage_error "unknown option $1" ;;
-esac
+out=$BUILD_ROOT/bisect seed=()
+while [ $# -gt 0 ]; do
+	case "$1" in
+	-h|--help) usage; exit 0 ;;
+	--build-dir) need_arg "$@"; out=$2; shift ;;
+	--seed-from) need_arg "$@"; seed=(--seed-from "$2"); shift ;;
+	-*) usage_error "unknown option $1" ;;
+	*) break ;;
+	esac
+	shift
+done
 [ $# -ge 1 ] || usage_error "no TREE given"
 tree=$1; shift
 [ $# -gt 0 ] || set -- "$TOP/configs/guest.config" "$TOP/configs/hmm.config"
 ensure_tree
 head=$(git -C "$tree" rev-parse HEAD)
 mapfile -t commits < <(git -C "$tree" rev-list --reverse "$BASE_TAG..$head")
-out=$BUILD_ROOT/bisect
 i=0 bad=0 built=0
 prev_frag=$(mktemp)
-trap 'rm -f "$prev_frag"' EXIT
+trap 'rm -f "$prev_frag"; git -C "$tree" checkout -q --detach "$head"' EXIT
 
 # affects_build COMMIT: does a file COMMIT changes take part in the build
 # of $out (in the state the previous commit left it)? Build-system files
@@ -78,8 +92,10 @@ for c in "${commits[@]}"; do
 		fragarg=()
 	fi
 	cp "$frag" "$prev_frag"
+	# The seed, if any, goes under the first commit that is built.
+	[ $built -eq 0 ] || seed=()
 	built=$((built + 1))
-	if "$TOP/scripts/build/build.sh" "$tree" "$out" "${fragarg[@]}" >"$WORKDIR/bisect-$i.log" 2>&1; then
+	if "$TOP/scripts/build/build.sh" "${seed[@]}" "$tree" "$out" "${fragarg[@]}" >"$WORKDIR/bisect-$i.log" 2>&1; then
 		log "bisect-build: [$i/${#commits[@]}] builds: $subj"
 	else
 		tail -n 30 "$WORKDIR/bisect-$i.log" >&2
@@ -88,6 +104,5 @@ for c in "${commits[@]}"; do
 	fi
 	rm -f "$frag"
 done
-git -C "$tree" checkout -q --detach "$head"
 [ $bad -eq 0 ] || die "bisect-build: $bad of ${#commits[@]} commit(s) do not build"
 log "bisect-build: all ${#commits[@]} commit(s) build"

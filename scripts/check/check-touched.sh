@@ -3,7 +3,10 @@
 # check-touched.sh TREE
 # Compile-only check of every kernel .c file the series touches, under
 # allmodconfig, with W=1 and sparse (C=2), on hmm/base and on the series
-# head checked out in TREE (an import made by scripts/series/import.sh --worktree).
+# head, the commit checked out in TREE (e.g. an import made by
+# scripts/series/import.sh --worktree; uncommitted changes are not seen).
+# Both are compiled in a worktree of its own, $HMM_WORKDIR/check-touched-tree
+# (made once, then reused, like its build directory): TREE is not touched.
 # Fails on any warning the series adds (compared per file, ignoring line
 # numbers) and on any touched file that does not compile.
 . "$(dirname "$0")/../lib.sh"
@@ -36,6 +39,13 @@ obj_of() {
 out=$BUILD_ROOT/allmod
 res=$WORKDIR/check-touched
 rm -rf "$res" && mkdir -p "$res"
+# The base and the head in turn, at one path, so that the allmodconfig
+# build directory stays incremental across both and across runs.
+wt=$(realpath -m -- "$WORKDIR/check-touched-tree")
+# A build directory belongs to one source path (as in build.sh).
+if [ "$(cat "$out/.hmm-src" 2>/dev/null)" != "$wt" ]; then
+	rm -rf "$out" && mkdir -p "$out" && echo "$wt" > "$out/.hmm-src"
+fi
 
 # compile_all LABEL: build every touched object in one make (parallel),
 # W=1 and sparse; the log holds all warnings, with source paths.
@@ -43,33 +53,33 @@ compile_all() {
 	local label=$1 f objs=()
 	# allmodconfig of this very tree: the series adds symbols (CONFIG_HMM,
 	# ...) that a base config carried over by syncconfig would leave off.
-	kmake "$out" "$tree" -s allmodconfig >/dev/null
+	kmake "$out" "$wt" -s allmodconfig >/dev/null
 	# allmodconfig turns on -Werror; we want the warnings listed, not fatal.
-	"$tree/scripts/config" --file "$out/.config" -d WERROR -d GCC_PLUGINS
-	kmake "$out" "$tree" -s olddefconfig >/dev/null
-	kmake "$out" "$tree" -s prepare >/dev/null 2>"$res/prepare-$label.log" ||
+	"$wt/scripts/config" --file "$out/.config" -d WERROR -d GCC_PLUGINS
+	kmake "$out" "$wt" -s olddefconfig >/dev/null
+	kmake "$out" "$wt" -s prepare >/dev/null 2>"$res/prepare-$label.log" ||
 		{ cat "$res/prepare-$label.log" >&2; die "allmodconfig prepare failed ($label)"; }
 	for f in "${files[@]}"; do
 		# New files have no base version.
-		[ "$label" = base ] && ! git -C "$tree" cat-file -e "$BASE_TAG:$f" 2>/dev/null && continue
+		[ "$label" = base ] && ! git -C "$wt" cat-file -e "$BASE_TAG:$f" 2>/dev/null && continue
 		objs+=("$(obj_of "$f")")
 		rm -f "$out/$(obj_of "$f")"
 	done
 	[ ${#objs[@]} -gt 0 ] || { : > "$res/$label.log"; return 0; }
-	kmake "$out" "$tree" -k W=1 C=2 "${objs[@]}" > "$res/$label.log" 2>&1
+	kmake "$out" "$wt" -k W=1 C=2 "${objs[@]}" > "$res/$label.log" 2>&1
 }
 
 # Warnings, without line/column numbers and build-relative prefixes, as a
 # sorted multiset.
 norm() {
 	grep -aE '(warning|error):' "$1" |
-		sed -E "s|^(\.\./)*$(basename "$tree")/||; s|^$tree/||" |
+		sed -E "s|^(\.\./)*$(basename "$wt")/||; s|^$wt/||" |
 		sed -E 's/:[0-9]+:[0-9]+:/:/; s/:[0-9]+:/:/' | sort || true
 }
 
-git -C "$tree" checkout -q --detach "$BASE_TAG"
+own_worktree "$tree" "$wt" "$BASE_TAG"
 compile_all base || true	# a base file that fails is reported below, not fatal
-git -C "$tree" checkout -q --detach "$head"
+git -C "$wt" checkout -q --detach "$head"
 rc=0
 if ! compile_all series; then
 	echo "check-touched: touched files do not compile at the series head:" >&2

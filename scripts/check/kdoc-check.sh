@@ -83,7 +83,7 @@ log "kdoc-check: ${#exported[@]} functions exported by the series, $((${#exporte
 if [ $html = 1 ]; then
 	need_pkgs python3-sphinx python3-sphinx-rtd-theme
 	# Only the mm book: the series' pages are there. Built at the base (a
-	# temporary worktree) and at the head; a warning the base does not
+	# worktree of its own, kept for the next run) and at the head; a warning the base does not
 	# have (per file, without line numbers) fails. SPHINXDIRS=mm alone
 	# cannot resolve links into other books: those are the base's too.
 	# htmldocs LABEL TREE: the build's warnings, normalized, sorted.
@@ -104,12 +104,9 @@ if [ $html = 1 ]; then
 			sort > "$res/htmldocs-$1.txt" || true
 	}
 	bwt=$WORKDIR/kdoc-base-tree
-	git -C "$tree" worktree remove --force "$bwt" 2>/dev/null || rm -rf "$bwt"
-	git -C "$tree" worktree prune
-	git -C "$tree" worktree add -q --detach "$bwt" "$BASE_TAG"
+	own_worktree "$tree" "$bwt" "$BASE_TAG"
 	htmldocs base "$bwt" || fail=1
 	htmldocs series "$tree" || fail=1
-	git -C "$tree" worktree remove --force "$bwt"
 	new=$(comm -13 "$res/htmldocs-base.txt" "$res/htmldocs-series.txt")
 	if [ -n "$new" ]; then
 		echo "kdoc-check: htmldocs warnings the series adds:" >&2
