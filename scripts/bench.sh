@@ -77,18 +77,18 @@ run_one() {
 	log "bench: $name: kernel $b, headers from $src"
 	"$TOP/scripts/build/build-bench.sh" "$src" "$tests"
 	echo "$ARGS" > "$tests/bench/args"
-	"$TOP/scripts/build/mkinitramfs.sh" "$b" "$tests" "$OUT/initramfs-$name.cpio.gz"
 	local rc=0
-	"$TOP/scripts/boot/run-qemu.sh" "$b/arch/x86/boot/bzImage" "$OUT/initramfs-$name.cpio.gz" \
-		"$OUT/console-$name.log" bench "$TMO" || rc=$?
+	# console-NAME.log, results-NAME.txt, kernel-log-NAME.txt, steps-NAME.txt
+	"$TOP/scripts/boot/boot.sh" --name "$name" --timeout "$TMO" "$b" "$tests" bench "$OUT" || true
+	grep -qx 'initramfs PASS' "$OUT/steps-$name.txt" || die "no initramfs for the $name boot"
+	grep -qx 'boot PASS' "$OUT/steps-$name.txt" || rc=1
 	tr -d '\r' < "$OUT/console-$name.log" |
 		sed -n '/^==BENCH-TABLE-BEGIN==/,/^==BENCH-TABLE-END==/p' | sed '1d;$d' > "$OUT/table-$name.txt"
 	tr -d '\r' < "$OUT/console-$name.log" |
 		sed -n '/^==BENCH-CSV-BEGIN==/,/^==BENCH-CSV-END==/p' | sed '1d;$d' > "$OUT/bench-$name.csv"
-	rm -f "$OUT/initramfs-$name.cpio.gz"
 	[ -s "$OUT/bench-$name.csv" ] || die "no benchmark output in $OUT/console-$name.log"
-	"$TOP/scripts/check/check-log.sh" "$OUT/console-$name.log" >/dev/null ||
-		warn "kernel log of the $name boot has warnings: scripts/check/check-log.sh $OUT/console-$name.log"
+	grep -qx 'kernel-log PASS' "$OUT/steps-$name.txt" ||
+		warn "kernel log of the $name boot has warnings: $OUT/kernel-log-$name.txt"
 	return $rc
 }
 

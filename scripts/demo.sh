@@ -19,11 +19,10 @@ R=$WORKDIR/results/demo
 rm -rf "$R" && mkdir -p "$R"
 "$TOP/scripts/build/build-guest-tests.sh" "$WT" "$R/tests" >"$R/guest-tests.log" 2>&1 ||
 	{ tail -n 30 "$R/guest-tests.log"; die "building the guest test programs failed"; }
-"$TOP/scripts/build/mkinitramfs.sh" "$out" "$R/tests" "$R/initramfs.cpio.gz"
 suites=$(sed -e 's/#.*//' "$TOP/tests/plans/demo" | awk 'NF { print $1 }' | paste -sd, -)
 rc=0
-"$TOP/scripts/boot/run-qemu.sh" "$out/arch/x86/boot/bzImage" "$R/initramfs.cpio.gz" \
-	"$R/console.log" "$suites" 1200 || rc=1
+# Into $R: console.log, results.txt, kernel-log.txt (scripts/boot/boot.sh).
+"$TOP/scripts/boot/boot.sh" --timeout 1200 "$out" "$R/tests" "$suites" "$R" || rc=1
 echo
 echo "---- the guest: $(tr -d '\r' < "$R/console.log" | grep -a -m1 '^GUEST-BEGIN' | cut -d' ' -f2-)"
 # The demo suite's own lines (tests/programs/hmm-demo.c), without their "DEMO N "
@@ -33,13 +32,12 @@ tr -d '\r' < "$R/console.log" | sed -n '/^GUEST-BEGIN/,/^==RESULTS-BEGIN==/p' |
 	grep -a '^DEMO' | sed -E 's/^DEMO( [0-9]+)? ?/  /'
 echo
 echo "---- the tests (every result: $R/results.txt, full log: $R/console.log)"
-"$TOP/scripts/boot/guest-results.sh" "$R/console.log" > "$R/results.txt"
 awk '{ s = $2; if (!(s in seen)) { seen[s] = 1; order[n++] = s } c[s, $4]++ }
      END { for (i = 0; i < n; i++) { s = order[i]
 		printf "  %-24s %4d passed, %d failed, %d skipped\n", s,
 			c[s, "PASS"], c[s, "FAIL"], c[s, "SKIP"] } }' "$R/results.txt"
 grep ' FAIL' "$R/results.txt" | sed 's/^RESULT /  FAIL: /' || true
-"$TOP/scripts/check/check-log.sh" "$R/console.log" || rc=1
+grep -qx 'kernel-log FAIL' "$R/steps.txt" && sed 's/^/  /' "$R/kernel-log.txt"
 p=$(grep -c ' PASS' "$R/results.txt" || true)
 f=$(grep -c ' FAIL' "$R/results.txt" || true)
 echo "demo: $p passed, $f failed (kernel $(git -C "$WT" describe --always --tags), $(git -C "$WT" rev-list --count "$BASE_TAG..HEAD") patches)"

@@ -57,20 +57,24 @@ suite_list() {
 	fi
 }
 
-# boot KERNEL_LABEL BUILD_DIR SUITE_FILE...: initramfs, QEMU, log scan, RESULT lines.
+# boot KERNEL_LABEL BUILD_DIR PLAN...: scripts/boot/boot.sh with the suites
+# of the plans (initramfs, QEMU, log scan, RESULT lines) into $R/*-KERNEL_LABEL.*;
+# each of its steps is recorded as a stage (initramfs-K, boot-K, kernel-log-K).
 boot() {
 	local k=$1 out=$2; shift 2
-	local suites
+	local suites t ok=1
 	suites=$(for f in "$@"; do suite_list "$f"; done | awk '!seen[$0]++' | paste -sd, -)
 	[ -n "$suites" ] || { log "no suites for $k"; return 0; }
-	stage "initramfs-$k" "$TOP/scripts/build/mkinitramfs.sh" "$out" "$R/tests" "$R/initramfs-$k.cpio.gz" || return 1
-	local ok=1
-	stage "boot-$k" "$TOP/scripts/boot/run-qemu.sh" "$out/arch/x86/boot/bzImage" \
-		"$R/initramfs-$k.cpio.gz" "$R/console-$k.log" "$suites" \
-		"${BOOT_TIMEOUT:-2400}" || ok=0
-	stage "kernel-log-$k" "$TOP/scripts/check/check-log.sh" "$R/console-$k.log" || ok=0
-	"$TOP/scripts/boot/guest-results.sh" "$R/console-$k.log" |
-		awk -v k="$k" '{ print k, $2, $3, $4 }' >> "$RES"
+	t=$(date +%s)
+	log "[$(( t - T0 ))s] boot-$k"
+	"$TOP/scripts/boot/boot.sh" --name "$k" --timeout "${BOOT_TIMEOUT:-2400}" --keep-initramfs \
+		"$out" "$R/tests" "$suites" "$R" > "$R/boot-$k.log" 2>&1 || ok=0
+	awk -v k="$k" '{ print "pipeline pipeline", $1 "-" k, $2 }' "$R/steps-$k.txt" >> "$RES"
+	awk -v k="$k" '{ print k, $2, $3, $4 }' "$R/results-$k.txt" >> "$RES"
+	if [ $ok = 0 ]; then
+		echo "---- boot-$k failed; last lines of $R/boot-$k.log:" >&2
+		tail -n 40 "$R/boot-$k.log" >&2
+	fi
 	[ $ok = 1 ]
 }
 
