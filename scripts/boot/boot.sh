@@ -20,7 +20,7 @@
 # way, from whatever the console holds.
 . "$(dirname "$0")/../lib.sh"
 
-name= tmo=1800 keep=0
+name='' tmo=1800 keep=0
 while [ $# -gt 0 ]; do
 	case "$1" in
 	-h|--help) usage; exit 0 ;;

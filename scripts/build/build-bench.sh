@@ -29,6 +29,7 @@ ${CC:-gcc} -Wall -Wextra -Wno-unused-parameter -O2 -static \
 	-I "$src" -isystem "$uapi" "$TOP/tests/programs/hmm-bench.c" -o "$out/bench/hmm-bench.tmp"
 mv "$out/bench/hmm-bench.tmp" "$out/bench/hmm-bench"
 install -m 0755 "$TOP/tests/guest/suites/bench.sh" "$out/suites/bench"
+install -m 0644 "$TOP/tests/guest/suite-lib.sh" "$out/suite-lib.sh"
 if [ -f "$uapi/linux/hmm_dummy.h" ]; then
 	echo "build-bench: built $out/bench/hmm-bench (with the series' hmm_dummy rows)" >&2
 else

@@ -43,6 +43,7 @@ for name in soak fuzz finj demo; do
 		-o "$out/$name/hmm-$name.tmp" -lpthread
 	mv "$out/$name/hmm-$name.tmp" "$out/$name/hmm-$name"
 	install -m 0755 "$TOP/tests/guest/suites/$name.sh" "$out/suites/$name"
+	install -m 0644 "$TOP/tests/guest/suite-lib.sh" "$out/suite-lib.sh"
 	echo "build-soak: built $out/$name/hmm-$name" >&2
 done
 

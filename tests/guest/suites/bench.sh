@@ -6,8 +6,11 @@
 # markers for scripts/bench.sh.
 # Not part of tests/plans/*: run it with scripts/bench.sh.
 # Arguments: /tests/bench/args if present (scripts/bench.sh writes it).
+# shellcheck disable=SC2034 # read by /tests/suite-lib.sh (tests/guest/)
+SUITE=bench
+# shellcheck disable=SC1091
+. /tests/suite-lib.sh
 B=/tests/bench
-emit() { echo "RESULT bench $1 $2${3:+ $3}" | tee -a "${RESULTS_FILE:-/dev/null}"; }
 args="-s 4,64,256,512 -r 5 -R 2 -H 2 -M 256"
 [ -f $B/args ] && args=$(cat $B/args)
 # Keep kernel messages off the console while the table is printed.

@@ -7,16 +7,11 @@
 # step) to the results file, plus one for its exit status. It loads
 # hmm_dummy if needed and unloads it again; it loads and unloads test_hmm
 # to measure DEVICE_PRIVATE's struct pages.
+# shellcheck disable=SC2034 # read by /tests/suite-lib.sh (tests/guest/)
+SUITE=demo
+# shellcheck disable=SC1091
+. /tests/suite-lib.sh
 D=/tests/demo
-emit() { echo "RESULT demo $1 $2${3:+ $3}" | tee -a "${RESULTS_FILE:-/dev/null}"; }
 grep -q ' /sys/kernel/debug ' /proc/mounts || mount -t debugfs debugfs /sys/kernel/debug
 cd /tmp || exit 1
-{ $D/hmm-demo 2>&1; echo $? > /tmp/hmm-demo.rc; } | tee /tmp/hmm-demo.log
-rc=$(cat /tmp/hmm-demo.rc 2>/dev/null || echo 1)
-grep '^RESULT demo ' /tmp/hmm-demo.log >> "${RESULTS_FILE:-/dev/null}"
-if [ "$rc" -eq 0 ]; then
-	emit hmm-demo PASS
-else
-	emit hmm-demo FAIL "EXIT=$rc"
-fi
-[ "$rc" -eq 0 ]
+run_program hmm-demo $D/hmm-demo

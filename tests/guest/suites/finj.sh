@@ -10,8 +10,11 @@
 # back within the tolerance, no kernel problem report, kmemleak (when the
 # kernel has it) without new suspects, and rmmod of hmm_dummy.
 # Arguments for hmm-finj: /tests/finj/args if present (e.g. "-x 2 -v").
+# shellcheck disable=SC2034 # read by /tests/suite-lib.sh (tests/guest/)
+SUITE=finj
+# shellcheck disable=SC1091
+. /tests/suite-lib.sh
 S=/tests/finj
-emit() { echo "RESULT finj $1 $2${3:+ $3}" | tee -a "${RESULTS_FILE:-/dev/null}"; }
 args=""
 # A KASAN kernel frees the shadow pages of a vfree()d area (a forked
 # child's kernel stack, a kvmalloc() fallback) only at the lazy vmap purge,
@@ -89,15 +92,9 @@ echo "finj: hmm-finj $args (devmem_mb=$(cat /sys/module/hmm_dummy/parameters/dev
      "swap: $(awk 'NR > 1 { n++ } END { print n + 0 }' /proc/swaps) device(s))"
 cd /tmp || exit 1
 # shellcheck disable=SC2086 # args is a word list
-{ $S/hmm-finj $args 2>&1; echo $? > /tmp/hmm-finj.rc; } | tee /tmp/hmm-finj.log
-rc=$(cat /tmp/hmm-finj.rc 2>/dev/null || echo 1)
+run_program hmm-finj $S/hmm-finj $args
+rc=$?
 dmesg -n "$printk0"
-grep '^RESULT finj ' /tmp/hmm-finj.log >> "${RESULTS_FILE:-/dev/null}"
-if [ "$rc" -eq 0 ]; then
-	emit hmm-finj PASS
-else
-	emit hmm-finj FAIL "EXIT=$rc"
-fi
 
 # Both pools empty, then the module unloads.
 in_use=

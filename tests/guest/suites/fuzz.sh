@@ -10,8 +10,11 @@
 # and hmm_dummy must unload (no mirror leaked). RESULT fuzz ... lines.
 # Arguments of the fuzzer: /tests/fuzz/args if present, default "-t 60 -p 2"
 # (see hmm-fuzz -h; -s SEED replays a run).
+# shellcheck disable=SC2034 # read by /tests/suite-lib.sh (tests/guest/)
+SUITE=fuzz
+# shellcheck disable=SC1091
+. /tests/suite-lib.sh
 F=/tests/fuzz
-emit() { echo "RESULT fuzz $1 $2${3:+ $3}" | tee -a "${RESULTS_FILE:-/dev/null}"; }
 args="-t 60 -p 2"
 [ -f $F/args ] && args=$(cat $F/args)
 rc=0
@@ -36,20 +39,12 @@ grep -q ' /sys/kernel/debug ' /proc/mounts || mount -t debugfs debugfs /sys/kern
 cd /tmp || exit 1
 
 # One hmm-fuzz run: its RESULT lines go to the results file, and a line for
-# its exit status.
+# its exit status (hmm-fuzz-NAME).
 run() {
 	name=$1
 	shift
 	echo "fuzz: hmm-fuzz $*"
-	{ $F/hmm-fuzz "$@" 2>&1; echo $? > /tmp/hmm-fuzz.rc; } | tee /tmp/hmm-fuzz-"$name".log
-	r=$(cat /tmp/hmm-fuzz.rc 2>/dev/null || echo 1)
-	grep '^RESULT fuzz ' /tmp/hmm-fuzz-"$name".log >> "${RESULTS_FILE:-/dev/null}"
-	if [ "$r" -eq 0 ]; then
-		emit "hmm-fuzz-$name" PASS
-	else
-		emit "hmm-fuzz-$name" FAIL "EXIT=$r"
-		rc=1
-	fi
+	run_program "hmm-fuzz-$name" $F/hmm-fuzz "$@" || rc=1
 }
 
 # The fuzzer's CPU probes die of SIGSEGV on purpose: do not log each one

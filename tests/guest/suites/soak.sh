@@ -6,8 +6,11 @@
 # Not part of tests/plans/*: run it with scripts/soak.sh.
 # Arguments: /tests/soak/args if present (scripts/soak.sh writes it).
 # /tests/soak/bin/stress-ng, when bundled, gives the -m background pressure.
+# shellcheck disable=SC2034 # read by /tests/suite-lib.sh (tests/guest/)
+SUITE=soak
+# shellcheck disable=SC1091
+. /tests/suite-lib.sh
 S=/tests/soak
-emit() { echo "RESULT soak $1 $2${3:+ $3}" | tee -a "${RESULTS_FILE:-/dev/null}"; }
 args="-t 60 -p 4"
 [ -f $S/args ] && args=$(cat $S/args)
 [ -d $S/bin ] && PATH=$S/bin:$PATH && export PATH
@@ -65,14 +68,8 @@ echo "soak: hmm-soak $args (devmem_mb=$(cat /sys/module/hmm_dummy/parameters/dev
      "stress-ng: $(command -v stress-ng || echo none))"
 cd /tmp || exit 1
 # shellcheck disable=SC2086 # args is a word list
-{ $S/hmm-soak $args 2>&1; echo $? > /tmp/hmm-soak.rc; } | tee /tmp/hmm-soak.log
-rc=$(cat /tmp/hmm-soak.rc 2>/dev/null || echo 1)
-grep '^RESULT soak ' /tmp/hmm-soak.log >> "${RESULTS_FILE:-/dev/null}"
-if [ "$rc" -eq 0 ]; then
-	emit hmm-soak PASS
-else
-	emit hmm-soak FAIL "EXIT=$rc"
-fi
+run_program hmm-soak $S/hmm-soak $args
+rc=$?
 # Every mirror and device page must be gone: the module unloads.
 if [ -n "$loaded" ]; then
 	rmmod hmm_dummy || { emit hmm_dummy-unload FAIL; rc=1; }
