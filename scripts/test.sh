@@ -57,9 +57,10 @@ suite_list() {
 	fi
 }
 
-# boot KERNEL_LABEL BUILD_DIR PLAN...: scripts/boot/boot.sh with the suites
-# of the plans (initramfs, QEMU, log scan, RESULT lines) into $R/*-KERNEL_LABEL.*;
-# each of its steps is recorded as a stage (initramfs-K, boot-K, kernel-log-K).
+# boot K BUILD_DIR PLAN...: scripts/boot/boot.sh with the suites of the
+# plans (tests/plans/PLAN) into $R/*-K.* (initramfs, QEMU, log scan, RESULT
+# lines); each of its steps is recorded as a stage (initramfs-K, boot-K,
+# kernel-log-K).
 boot() {
 	local k=$1 out=$2; shift 2
 	local suites t ok=1

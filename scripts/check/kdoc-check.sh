@@ -83,8 +83,9 @@ log "kdoc-check: ${#exported[@]} functions exported by the series, $((${#exporte
 if [ $html = 1 ]; then
 	need_pkgs python3-sphinx python3-sphinx-rtd-theme
 	# Only the mm book: the series' pages are there. Built at the base (a
-	# worktree of its own, kept for the next run) and at the head; a warning the base does not
-	# have (per file, without line numbers) fails. SPHINXDIRS=mm alone
+	# worktree of its own, kept for the next run) and at the head; a
+	# warning the base does not have (per file, without line numbers)
+	# fails. SPHINXDIRS=mm alone
 	# cannot resolve links into other books: those are the base's too.
 	# htmldocs LABEL TREE: the build's warnings, normalized, sorted.
 	htmldocs() {
