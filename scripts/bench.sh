@@ -1,11 +1,12 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # bench.sh [options] [BUILD_DIR]
-# Boot a kernel under QEMU and run tests/programs/hmm-bench in the guest (suite
-# "bench"): the series' mirror (hmm_dummy) and upstream HMM (test_hmm) side
-# by side in one boot, plus the no-device workloads. The table and the CSV
-# are extracted from the console log into OUT (default results/bench-LABEL-
-# DATE/ of this repository): table.txt, bench.csv, console.log.
+# Boot a kernel under QEMU and run hmm-bench (tests/programs/hmm-bench.c) in
+# the guest (suite "bench"): the series' mirror (hmm_dummy) and upstream
+# HMM (test_hmm) side by side in one boot, plus the no-device workloads.
+# The table and the CSV are extracted from the console log into OUT
+# (default results/bench-LABEL-DATE/ of this repository): table-NAME.txt,
+# bench-NAME.csv, console-NAME.log (NAME: series, and base with --base).
 #   BUILD_DIR       an existing O= build dir (bzImage + modules); without it
 #                   the series kernel is built with scripts/build/build.sh in
 #                   $HMM_WORKDIR/build/bench from $KERNEL_TREE (guest.config

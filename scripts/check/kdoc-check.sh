@@ -85,8 +85,8 @@ if [ $html = 1 ]; then
 	# Only the mm book: the series' pages are there. Built at the base (a
 	# worktree of its own, kept for the next run) and at the head; a
 	# warning the base does not have (per file, without line numbers)
-	# fails. SPHINXDIRS=mm alone
-	# cannot resolve links into other books: those are the base's too.
+	# fails. SPHINXDIRS=mm alone cannot resolve links into other books:
+	# those are the base's too.
 	# htmldocs LABEL TREE: the build's warnings, normalized, sorted.
 	htmldocs() {
 		local out=$BUILD_ROOT/htmldocs-$1
