@@ -111,6 +111,16 @@ finish() { summary && exit 0; exit 1; }
 
 # ---------------------------------------------------------------------------
 stage deps need_pkgs "${BUILD_PKGS[@]}" || finish
+# The host's KTAP parser against its fixtures (tests/ktap/): a parser that
+# stopped seeing failures would make every KTAP suite pass.
+ktap_parser() {
+	local f bad=0
+	for f in "$TOP"/tests/ktap/*.tap; do
+		diff -u "${f%.tap}.expected" <(awk -v suite=s -f "$TOP/scripts/boot/ktap.awk" "$f") || bad=1
+	done
+	return $bad
+}
+stage ktap-parser ktap_parser || true
 stage base-tree "$TOP/scripts/series/get-base.sh" || finish
 stage checkpatch "$TOP/scripts/check/checkpatch.sh" || true
 stage import "$TOP/scripts/series/import.sh" --worktree "$WT" || finish
