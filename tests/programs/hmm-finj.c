@@ -70,6 +70,19 @@
  *               injection: success (the child sees the right data and its
  *               writes stay its own) or -ENOMEM; the parent's pages are
  *               intact and still in device memory either way.
+ *  evict        eviction (hmm_devmem_evict(), through debugfs deviceN_evict,
+ *               run by the child itself: the evictor's allocations are the
+ *               ones injected) of a process's pages, without and with
+ *               HMM_EVICT_WAIT, and with copies from the device that fail
+ *               (deviceN_fail_copy). The write must succeed (eviction never
+ *               fails for want of memory); a page that could not come back
+ *               stays in device memory (counted "left") and a CPU access
+ *               brings it back with its data; with HMM_EVICT_WAIT and a
+ *               finite injection (fail-nth, or "times") nothing is left,
+ *               since kept pages are tried again; pages are lost only for
+ *               failed copies, and then the SIGBUS pages are exactly
+ *               debugfs evict_lost and poisoned. Skipped on a kernel
+ *               without eviction.
  *
  * After each iteration debugfs in_use of both devices must be back to its
  * starting value (exact) and the fail_copy knobs are reset. After each path:
@@ -142,10 +155,11 @@ static const char *const alloc_name[] = { "-", "slab", "page", "slab+page" };
 
 enum path {
 	P_MIRROR, P_MIGRATE, P_BACK, P_BACK_MEMCG, P_POISON, P_CLOSE, P_FORK,
-	NPATHS
+	P_EVICT, NPATHS
 };
 static const char *const path_name[NPATHS] = {
 	"mirror", "migrate", "back", "back-memcg", "poison", "close", "fork",
+	"evict",
 };
 
 /* Operations and pre-states (variants); which apply depends on the path. */
@@ -159,6 +173,8 @@ enum { M_CPU, M_NONE, M_MIX, M_THP, NV_MIGRATE };
 enum { X_FAULT, X_CLOSE, X_OTHERDEV, X_FORK, NV_POISON };
 /* close: what tears the device memory down */
 enum { C_CLOSE, C_CLOSE_MIRRORED, C_EXIT, C_MUNMAP, NV_CLOSE };
+/* evict: without and with HMM_EVICT_WAIT, or with failing copies */
+enum { E_NOWAIT, E_WAIT, E_COPY, NV_EVICT };
 static const char *const var_name[NPATHS][5] = {
 	[P_MIRROR] = { "none", "cpu", "otherdev", "owndev" },
 	[P_MIGRATE] = { "cpu", "none", "mix", "thp" },
@@ -167,6 +183,7 @@ static const char *const var_name[NPATHS][5] = {
 	[P_POISON] = { "fault", "close", "otherdev", "fork" },
 	[P_CLOSE] = { "close", "close-mirrored", "exit", "munmap" },
 	[P_FORK] = { "-" },
+	[P_EVICT] = { "nowait", "wait", "copy" },
 };
 
 /* One iteration: what to inject and what to run. */
@@ -1426,6 +1443,83 @@ static void child_fork(const struct iter *it)
 		      base_in_use[d]);
 }
 
+/* ----------------------------------------------------------- (e) evict */
+
+static void child_evict(const struct iter *it)
+{
+	long np = it->np, i, m, pages, p0, l0, left, nbus, fc = it->fail_copy;
+	int d = it->dev, fd, efd, ret, n, copy = it->variant == E_COPY;
+	uint64_t s0 = splitmix(it->seed) | 1;
+	char path[128], cmd[64], *a, *st;
+	struct expect *e;
+
+	fd = dopen(d, 0);
+	a = map_range(np, 0);
+	st = calloc(np, 1);
+	snprintf(path, sizeof(path), DUMMY_DBG "device%d_evict", d);
+	efd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0 || efd < 0 || !a || !st)
+		return cfail("setup: %s", strerror(errno));
+	e = expect_new(np, s0);
+	for (i = 0; i < np; i++)
+		fill_page(a + i * PG, s0, i);
+	if ((ret = expose(fd)))
+		return cfail("EXPOSE_MM: %s", strerror(-ret));
+	ret = d_migrate(fd, a, np * PG, &m);
+	if (ret || m != np)
+		return cfail("setup: MIGRATE_TO: %s, %ld of %ld pages",
+			     strerror(-ret), m, np);
+	/* Everything that allocates, before the injection. */
+	pages = dstat(d, "pages");
+	p0 = dstat(d, "poisoned");
+	l0 = dstat(d, "evict_lost");
+	n = snprintf(cmd, sizeof(cmd), "0 %ld %d", pages,
+		     it->variant == E_WAIT);
+	if (copy)
+		set_fail_copy(d, fc);
+
+	arm();
+	ret = pwrite(efd, cmd, n, 0) == n ? 0 : -errno;
+	disarm();
+	res->err = -ret;
+	if (copy)
+		res->consumed = fc - get_fail_copy(d);
+	/* Kept pages are busy, never an error of the call. */
+	if (ret)
+		cfail("evict: %s, expected success", strerror(-ret));
+	left = dstat(d, "in_use") - base_in_use[d];
+	res->left = left;
+	/*
+	 * HMM_EVICT_WAIT tries the pages it kept for want of memory again:
+	 * once a finite injection has run out, they all come back.
+	 */
+	if (it->variant == E_WAIT && (cit->nth || cit->times > 0) && left)
+		cfail("%ld pages still in device memory after a waiting eviction",
+		      left);
+	/* Back, still in device memory (the probe brings it back), or lost. */
+	for (i = 0; i < np; i++) {
+		st[i] = probe(a + i * PG, pagebuf, 0, 0);
+		if (st[i] && probe_bad_addr)
+			cfail("page %ld: SIGBUS with a wrong si_addr", i);
+		if (!st[i] && echeck(e, pagebuf, i) >= 0)
+			cfail("page %ld: wrong data after eviction", i);
+	}
+	nbus = cpu_verify(a, e, st, "after eviction");
+	res->sigbus = nbus;
+	if (!copy && nbus)
+		cfail("%ld pages lost without a failed copy", nbus);
+	if (dstat(d, "evict_lost") - l0 != nbus ||
+	    dstat(d, "poisoned") - p0 != nbus)
+		cfail("debugfs evict_lost +%ld, poisoned +%ld, %ld SIGBUS pages",
+		      dstat(d, "evict_lost") - l0, dstat(d, "poisoned") - p0,
+		      nbus);
+	close(efd);
+	close(fd);
+	if (!in_use_at_base(d))
+		cfail("in_use %ld at the end (was %ld)", dstat(d, "in_use"),
+		      base_in_use[d]);
+}
+
 /* ------------------------------------------------------------- parent */
 
 static volatile sig_atomic_t parent_alarm;
@@ -1450,7 +1544,7 @@ static void it_desc(const struct iter *it, char *b, size_t len)
 		n += snprintf(b + n, len - n, " window=%d", it->window);
 	if (it->ordered)
 		n += snprintf(b + n, len - n, " in-order");
-	if (it->path == P_POISON)
+	if (it->path == P_POISON || (it->path == P_EVICT && it->fail_copy))
 		n += snprintf(b + n, len - n, " fail_copy=%d", it->fail_copy);
 	else if (it->nth)
 		n += snprintf(b + n, len - n, " %s fail-nth=%d",
@@ -1519,6 +1613,9 @@ static void child_main(const struct iter *it)
 		break;
 	case P_FORK:
 		child_fork(it);
+		break;
+	case P_EVICT:
+		child_evict(it);
 		break;
 	default:
 		break;
@@ -1636,7 +1733,7 @@ static int run_iter(const struct iter *it, int sweep)
 	injected = fi_disarm_global(it);
 	if (it->nth)
 		injected = res->fired;
-	if (it->path == P_POISON)
+	if (it->path == P_POISON || (it->path == P_EVICT && it->fail_copy))
 		injected = res->consumed;
 	dt = mono() - t0;
 	if (dt > ps->max_s)
@@ -1994,6 +2091,39 @@ static void plan_fork(void)
 	}
 }
 
+static void plan_evict(void)
+{
+	static const int nps[] = { 1, 8, 64, 130 };
+	struct iter it = { .path = P_EVICT, .np = 40 };
+	int a, v;
+	long k;
+
+	/* Each allocation of the evictor in turn, without and with waiting. */
+	for (a = A_SLAB; a <= A_PAGE; a++) {
+		it.alloc = a;
+		for (v = E_NOWAIT; v <= E_WAIT; v++) {
+			it.variant = v;
+			it.dev = (a + v) & 1;
+			sweep(it, 64);
+		}
+	}
+	/* Copies from the device that fail: the batch is lost (POISON). */
+	for (k = 1; k <= 3; k++) {
+		struct iter c = { .path = P_EVICT, .variant = E_COPY,
+				  .fail_copy = k, .np = 40, .dev = k & 1,
+				  .seed = rnd() };
+
+		run_iter(&c, 1);
+	}
+	for (k = 0; k < scaled(60); k++) {
+		rand_prob(&it, 0);
+		it.variant = rndn(2);
+		it.dev = rndn(2);
+		it.np = pick(nps, 4);
+		run_iter(&it, 0);
+	}
+}
+
 /* --------------------------------------------------------- accounting */
 
 /* memory.stat counters of the test memcg reported when memory.current grew. */
@@ -2262,6 +2392,10 @@ static int run_path(enum path p)
 		result(path_name[p], 1, "SKIP: no cgroup2 memory controller");
 		return 0;
 	}
+	if (p == P_EVICT && access(DUMMY_DBG "device0_evict", W_OK)) {
+		result(path_name[p], 1, "SKIP: no eviction (debugfs device0_evict)");
+		return 0;
+	}
 	acct_snap(&a0);
 	kmsg_start();
 	switch (p) {
@@ -2286,6 +2420,9 @@ static int run_path(enum path p)
 	case P_FORK:
 		plan_fork();
 		break;
+	case P_EVICT:
+		plan_evict();
+		break;
 	default:
 		break;
 	}
@@ -2305,6 +2442,9 @@ static int run_path(enum path p)
 		       path_name[p], ps->migrated, ps->partial);
 	if (p == P_POISON || p == P_CLOSE)
 		printf("hmm-finj: %s: %ld poisoned pages gave SIGBUS; %ld device pages left after close\n",
+		       path_name[p], ps->sigbus, ps->left);
+	if (p == P_EVICT)
+		printf("hmm-finj: %s: %ld lost pages gave SIGBUS; %ld device pages left after eviction\n",
 		       path_name[p], ps->sigbus, ps->left);
 	if (p == P_BACK_MEMCG)
 		printf("hmm-finj: %s: %ld OOM kills of the child\n",
