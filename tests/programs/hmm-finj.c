@@ -2378,6 +2378,12 @@ static int result(const char *name, int ok, const char *fmt, ...)
 	return !ok;
 }
 
+static void skip(const char *name, const char *why)
+{
+	printf("RESULT finj %s SKIP %s\n", name, why);
+	fflush(stdout);
+}
+
 static int run_path(enum path p)
 {
 	struct pstat *ps = &pst[p];
@@ -2389,11 +2395,11 @@ static int run_path(enum path p)
 	size_t i;
 
 	if (p == P_BACK_MEMCG && !have_cg) {
-		result(path_name[p], 1, "SKIP: no cgroup2 memory controller");
+		skip(path_name[p], "no cgroup2 memory controller");
 		return 0;
 	}
 	if (p == P_EVICT && access(DUMMY_DBG "device0_evict", W_OK)) {
-		result(path_name[p], 1, "SKIP: no eviction (debugfs device0_evict)");
+		skip(path_name[p], "no eviction (debugfs device0_evict)");
 		return 0;
 	}
 	acct_snap(&a0);
