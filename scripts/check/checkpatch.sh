@@ -20,7 +20,11 @@ need_pkgs perl python3-ply python3-git
 export PATH=/usr/bin:/bin:$PATH
 
 if [ $# -gt 0 ]; then
-	patches=("$@")
+	# Absolute, since checkpatch.pl runs in the kernel tree.
+	patches=()
+	for p in "$@"; do
+		patches+=("$(realpath "$p")")
+	done
 else
 	mapfile -t patches < <(series_patches | sed "s|^|$TOP/patches/|")
 	for p in "$TOP"/tests/selftest-fixes/*.patch; do
