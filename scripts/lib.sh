@@ -108,6 +108,16 @@ touched_files() {
 		grep -vE '^(tools|scripts|samples|Documentation|usr)/' || true
 }
 
+# src_out SRC_TREE OUT_DIR: for the builders of guest programs, set $src
+# and $out to the physical paths of SRC_TREE and OUT_DIR (made if missing);
+# a usage error if SRC_TREE is missing or OUT_DIR lies inside it.
+src_out() {
+	src=$(cd "$1" 2>/dev/null && pwd -P) || usage_error "SRC_TREE '$1' not found"
+	mkdir -p "$2"
+	out=$(cd "$2" && pwd -P)
+	case "$out/" in "$src"/*) usage_error "OUT_DIR must not be inside SRC_TREE" ;; esac
+}
+
 # uapi_headers SRC DIR: "make headers" of the kernel tree SRC (not written
 # to: O=DIR, log in DIR.log) and print the include directory,
 # DIR/usr/include. With UAPI_INCLUDE set, print that directory instead and

@@ -18,10 +18,7 @@ case "${1:-}" in
 -*) usage_error "unknown option $1" ;;
 esac
 [ $# -eq 2 ] || usage_error "SRC_TREE and OUT_DIR expected"
-src=$(cd "$1" && pwd -P)
-mkdir -p "$2"
-out=$(cd "$2" && pwd -P)
-case "$out/" in "$src"/*) echo "build-bench: OUT_DIR must not be inside SRC_TREE" >&2; exit 2 ;; esac
+src_out "$1" "$2"
 [ -f "$src/lib/test_hmm_uapi.h" ] || { echo "build-bench: $src has no lib/test_hmm_uapi.h" >&2; exit 2; }
 mkdir -p "$out/bench" "$out/suites" "$out/logs"
 uapi=$(uapi_headers "$src" "$out/hdr")

@@ -251,16 +251,11 @@ main() {
 	fi
 
 	local src out
-	src=$(cd "$1" && pwd -P) || { log "SRC_TREE '$1' not found"; exit 2; }
-	mkdir -p "$2"
-	out=$(cd "$2" && pwd -P)
+	src_out "$1" "$2"
 	if [ ! -f "$src/Makefile" ] || [ ! -d "$src/$MM" ]; then
 		log "'$src' does not look like a kernel source tree (no $MM)"
 		exit 2
 	fi
-	case "$out/" in
-	"$src"/*) log "OUT_DIR must not be inside SRC_TREE"; exit 2 ;;
-	esac
 
 	ensure_packages "${DEB_PACKAGES[@]}"
 

@@ -26,10 +26,7 @@ case "${1:-}" in
 -*) usage_error "unknown option $1" ;;
 esac
 [ $# -eq 2 ] || usage_error "SRC_TREE and OUT_DIR expected"
-src=$(cd "$1" && pwd -P)
-mkdir -p "$2"
-out=$(cd "$2" && pwd -P)
-case "$out/" in "$src"/*) echo "build-soak: OUT_DIR must not be inside SRC_TREE" >&2; exit 2 ;; esac
+src_out "$1" "$2"
 [ -f "$src/include/uapi/linux/hmm_dummy.h" ] ||
 	{ echo "build-soak: $src has no include/uapi/linux/hmm_dummy.h (not the series' tree)" >&2; exit 2; }
 mkdir -p "$out/soak" "$out/suites" "$out/logs"
