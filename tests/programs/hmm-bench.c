@@ -870,7 +870,12 @@ static void bench_sys(void)
 	}
 }
 
-/* Run fn(arg) in a child (one mirror per mm); die if the child fails. */
+static int child_failures;
+
+/*
+ * Run fn(arg) in a child (one mirror per mm). A child that fails (a check
+ * died) is counted, and the run exits with 1 at the end.
+ */
 static void in_child(const char *what, void (*fn)(int), int arg)
 {
 	double t = now();
@@ -888,8 +893,10 @@ static void in_child(const char *what, void (*fn)(int), int arg)
 	}
 	if (waitpid(pid, &status, 0) < 0)
 		die("waitpid");
-	if (!WIFEXITED(status) || WEXITSTATUS(status))
+	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
 		fprintf(stderr, "hmm-bench: %s failed (status 0x%x)\n", what, status);
+		child_failures++;
+	}
 	fprintf(stderr, "hmm-bench: %s done in %.1fs\n", what, now() - t);
 }
 
@@ -1338,5 +1345,7 @@ int main(int argc, char **argv)
 			fclose(csv);
 	}
 	fprintf(stderr, "hmm-bench: done in %.0fs\n", now() - t0);
-	return 0;
+	if (child_failures)
+		fprintf(stderr, "hmm-bench: %d part(s) failed, see above\n", child_failures);
+	return child_failures ? 1 : 0;
 }
