@@ -79,7 +79,7 @@
 
 struct row {
 	char name[32];
-	char impl[12];
+	char impl[16];
 	char backing[8];
 	unsigned long size_mib;
 	char unit[12];
@@ -1191,7 +1191,7 @@ static void bench_evict_sweep(int mode)
 		} else if (mode == 1) {
 			int ch1 = test_hmm_chunks();
 
-			note(r, "no eviction: test_hmm grew, %d chunk(s) of 256 MiB added (%d in all); from pass 2 no block moves",
+			note(r, "no eviction (test_hmm hot-plugs 256 MiB chunks): %d added in the sweep, %d in the log; no block moves after pass 1",
 			     ch1 - ch0, ch1);
 		} else {
 			note(r, "window %lu MiB (ours' pool), %.1fx: MIGRATE_TO_SYS of the oldest block first",
@@ -1238,7 +1238,8 @@ static void bench_evict_rate(int mode)
 		int fd = dev_open(i);
 		char *p = map_anon(size, 0);
 		long e0[3] = { 0 }, e1[3] = { 0 }, n, before;
-		struct hmm_dmirror_cmd rel = { 0 };
+		/* test_hmm checks addr/npages of every ioctl; RELEASE reads no more */
+		struct hmm_dmirror_cmd rel = { .addr = (uintptr_t)p, .npages = np };
 		double t;
 		int ret = 0;
 
@@ -1604,7 +1605,7 @@ static void print_all(FILE *csv, int ours_mig_errno, int chunks_load,
 	printf("hmm-bench on %s: reps %d (%d for >= 256 MiB, %d for >= 512 MiB); median [min..max]\n",
 	       kernel, reps, reps_big, reps_huge);
 	printf("NOTE: under QEMU TCG absolute numbers mean little; only ratios in one boot do.\n");
-	printf("%-18s %-8s %-4s %6s %9s %12s %21s  %s\n", "row", "impl", "bk",
+	printf("%-18s %-12s %-4s %6s %9s %12s %21s  %s\n", "row", "impl", "bk",
 	       "MiB", "unit", "median", "[min..max]", "note");
 	for (int i = 0; i < *nrows; i++) {
 		struct row *r = &rows[i];
@@ -1614,7 +1615,7 @@ static void print_all(FILE *csv, int ours_mig_errno, int chunks_load,
 			continue;
 		stats(r, &med, &mn, &mx);
 		snprintf(d, sizeof(d), "[%s..%s]", fmt_num(a, 16, mn), fmt_num(b, 16, mx));
-		printf("%-18s %-8s %-4s %6lu %9s %12s %21s  %s\n", r->name, r->impl,
+		printf("%-18s %-12s %-4s %6lu %9s %12s %21s  %s\n", r->name, r->impl,
 		       r->backing, r->size_mib, r->unit, fmt_num(c, sizeof(c), med), d,
 		       r->note);
 	}
@@ -1626,7 +1627,7 @@ static void print_all(FILE *csv, int ours_mig_errno, int chunks_load,
 		if (sizes[s] > cap_mib)
 			continue;
 		for (int m = 0; m < 3; m++)
-			printf("%-18s %-8s %-4s %6lu %9s %12s %21s  MIGRATE_TO failed: %s%s\n",
+			printf("%-18s %-12s %-4s %6lu %9s %12s %21s  MIGRATE_TO failed: %s%s\n",
 			       mig[m], "ours", "4k", sizes[s], "MiB/s", "n/a", "",
 			       strerror(ours_mig_errno), ours_mig_errno == EOPNOTSUPP ?
 			       " (devmem_mb=0?)" : "");
