@@ -20,6 +20,14 @@
  *                                memory (ours: the spared mirror, no fault)
  *   devmem_struct_page ours|upstream  struct page bytes per device page
  *                                (by design, not measured)
+ *   evict_sweep     ours|upstream|upstream_lru 4k  oversubscribed
+ *                                sequential sweep (migrate + device read of
+ *                                each 2 MiB block) over 1.5x and 2x ours'
+ *                                pool (-g evict, pool -E MiB)
+ *   evict_rate      ours|upstream|upstream_rel 4k  eviction of 64 MiB of
+ *                                device memory, pages per second
+ *   rmap_bytes      ours         reverse-map bytes per device page,
+ *                                measured (/proc/vmallocinfo)
  *   sys_pagefault, sys_mmap_munmap, sys_fork   no device involved: compare
  *                                a base kernel with the series kernel
  *
@@ -71,19 +79,20 @@
 
 struct row {
 	char name[32];
-	char impl[12];
+	char impl[16];
 	char backing[8];
 	unsigned long size_mib;
 	char unit[12];
 	int higher_better;
 	int n;
 	double v[MAXREP];
-	char note[96];
+	char note[160];
 };
 
 static struct row *rows;	/* MAP_SHARED: children fill it in */
 static int *nrows;
 static int *ours_mig_err;	/* shared too: errno of ours' first MIGRATE_TO */
+static char evict_skip[160];	/* why the evict group did not run */
 static int reps = 5, reps_big = 3, reps_huge = 2;
 static unsigned long cap_mib = 256;	/* inval/migrate/thp/pagefault sizes */
 static unsigned long sizes[16];
@@ -299,19 +308,30 @@ static long ours_stat(const char *key)
 	return file_key(OURS_STATS, key, ' ');
 }
 
-/* The data fill(p, size, seed) wrote, or die. */
-static void check_fill(const char *p, unsigned long size, unsigned char seed,
-		       const char *what)
+/*
+ * The data fill(base, ..., seed) wrote at [base + pgoff pages, + size), found
+ * at p (the range itself, or a copy of it), or die. Every byte.
+ */
+static void check_fill_at(const char *p, unsigned long size, unsigned char seed,
+			  unsigned long pgoff, const char *what)
 {
 	static char ref[PG];
 	unsigned long i;
 
 	memset(ref, seed, PG);
 	for (i = 0; i < size; i += PG)
-		if (p[i] != (char)(seed + i / PG) || memcmp(p + i + 1, ref + 1, PG - 1)) {
+		if (p[i] != (char)(seed + pgoff + i / PG) ||
+		    memcmp(p + i + 1, ref + 1, PG - 1)) {
 			errno = 0;
-			die("%s: wrong data at page %lu", what, i / PG);
+			die("%s: wrong data at page %lu", what, pgoff + i / PG);
 		}
+}
+
+/* The data fill(p, size, seed) wrote, or die. */
+static void check_fill(const char *p, unsigned long size, unsigned char seed,
+		       const char *what)
+{
+	check_fill_at(p, size, seed, 0, what);
 }
 
 /* --- devices --------------------------------------------------------------- */
@@ -339,6 +359,9 @@ static int dev_open(enum impl i)
 	return fd;
 }
 
+/* Ours: pages of the last dev_read() that were read in device memory. */
+static unsigned long ours_read_ndev;
+
 /*
  * Device read of [p, p + size) into dst, one ioctl. Returns the number of
  * entries the device had to fault in (ours: nfaulted_sys_pages, which counts
@@ -365,6 +388,7 @@ static unsigned long dev_read(enum impl i, int fd, char *p, unsigned long size,
 			die("HMM_DUMMY_READ read %llu+%llu pages of %lu",
 			    (unsigned long long)rd.nsys_pages,
 			    (unsigned long long)rd.ndev_pages, size / PG);
+		ours_read_ndev = rd.ndev_pages;
 		return rd.nfaulted_sys_pages;
 #endif
 		return 0;
@@ -870,7 +894,12 @@ static void bench_sys(void)
 	}
 }
 
-/* Run fn(arg) in a child (one mirror per mm); die if the child fails. */
+static int child_failures;
+
+/*
+ * Run fn(arg) in a child (one mirror per mm). A child that fails (a check
+ * died) is counted, and the run exits with 1 at the end.
+ */
 static void in_child(const char *what, void (*fn)(int), int arg)
 {
 	double t = now();
@@ -888,8 +917,10 @@ static void in_child(const char *what, void (*fn)(int), int arg)
 	}
 	if (waitpid(pid, &status, 0) < 0)
 		die("waitpid");
-	if (!WIFEXITED(status) || WEXITSTATUS(status))
+	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
 		fprintf(stderr, "hmm-bench: %s failed (status 0x%x)\n", what, status);
+		child_failures++;
+	}
 	fprintf(stderr, "hmm-bench: %s done in %.1fs\n", what, now() - t);
 }
 
@@ -1002,6 +1033,492 @@ static int test_hmm_chunks(void)
 	return chunks;
 }
 
+/* --- device memory eviction (-g evict) ------------------------------------ */
+
+/*
+ * Ours' eviction (issue 16): hmm_dummy evicts the least recently migrated
+ * 2 MiB blocks when HMM_DUMMY_MIGRATE_TO finds its pool full (module
+ * parameter oversubscribe), and debugfs deviceN_evict evicts a range of
+ * device pages on demand. The group reloads hmm_dummy with a small pool
+ * (-E MiB) so that an oversubscribed sweep is short under TCG, and loads it
+ * back with the pool it had afterwards.
+ */
+#define OURS_PARAM(x) "/sys/module/hmm_dummy/parameters/" x
+#define OURS_DBG(x) "/sys/kernel/debug/hmm_dummy/" x
+#define FAIL_PA(x) "/sys/kernel/debug/fail_page_alloc/" x
+#define EV_FACTORS 2
+
+static unsigned long evict_pool_mib = 64;	/* -E; 0: the loaded pool */
+static unsigned long ev_pool;			/* the group's pool, MiB */
+static const int ev_factor10[EV_FACTORS] = { 15, 20 };	/* x pool / 10 */
+
+/* Write a string to a sysfs/debugfs/proc file; 0 or -errno. */
+static int write_str(const char *path, const char *s)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC), ret = 0;
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = write(fd, s, strlen(s));
+	if (n < 0)
+		ret = -errno;
+	else if ((size_t)n != strlen(s))
+		ret = -EIO;
+	close(fd);
+	return ret;
+}
+
+/* Pages of [p, p + size) present in system memory (/proc/self/pagemap). */
+static unsigned long pagemap_present(const char *p, unsigned long size)
+{
+	int fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+	unsigned long np = size / PG, first = (uintptr_t)p / PG, n = 0;
+	uint64_t e[512];
+
+	if (fd < 0)
+		die("open /proc/self/pagemap");
+	for (unsigned long off = 0; off < np; off += 512) {
+		unsigned long cnt = np - off < 512 ? np - off : 512;
+
+		if (pread(fd, e, cnt * 8, (first + off) * 8) != (ssize_t)(cnt * 8))
+			die("read /proc/self/pagemap");
+		for (unsigned long j = 0; j < cnt; j++)
+			n += e[j] >> 63;
+	}
+	close(fd);
+	return n;
+}
+
+/* Upstream: migrate [p, p + size) back to system memory (test_hmm). */
+static void up_migrate_to_sys(int fd, char *p, unsigned long size)
+{
+	struct hmm_dmirror_cmd cmd = {
+		.addr = (uintptr_t)p, .npages = size / PG,
+	};
+
+	if (ioctl_restart(fd, HMM_DMIRROR_MIGRATE_TO_SYS, &cmd))
+		die("HMM_DMIRROR_MIGRATE_TO_SYS");
+	if (cmd.cpages != size / PG)
+		die("HMM_DMIRROR_MIGRATE_TO_SYS moved %llu pages of %lu",
+		    (unsigned long long)cmd.cpages, size / PG);
+}
+
+/*
+ * Oversubscribed sequential sweep, in 2 MiB blocks, over a working set of
+ * 1.5x and 2x ours' pool: migrate the block to the device, then read it
+ * with the device. One untimed pass first (it fills the device; every
+ * block's device read is checked against the fill pattern), then timed
+ * passes (MiB swept per second), then every byte of the working set is
+ * checked by the CPU. @mode: 0 ours (MIGRATE_TO evicts the least recently
+ * migrated blocks), 1 upstream (test_hmm: no eviction, its device memory
+ * grows by 256 MiB chunks), 2 upstream_lru (test_hmm, the process keeps at
+ * most a pool's worth of blocks in device memory: before each migration
+ * it migrates its least recently migrated block back, MIGRATE_TO_SYS).
+ * Same copies on both sides: ours HMM_DUMMY_MIGRATE_TO + HMM_DUMMY_READ,
+ * upstream HMM_DMIRROR_MIGRATE_TO_DEV, whose own device read of the range
+ * (test_hmm copies it to the caller) is the read.
+ */
+static void bench_evict_sweep(int mode)
+{
+	enum impl i = mode ? UPSTREAM : OURS;
+	const char *in = mode == 0 ? "ours" : mode == 1 ? "upstream" : "upstream_lru";
+	unsigned long window = ev_pool / 2;	/* blocks in the pool */
+	int fd = dev_open(i);
+	char *dst = dst_buf(PMD_SZ);
+
+	for (int f = 0; f < EV_FACTORS; f++) {
+		unsigned long mib = ev_pool * ev_factor10[f] / 10 & ~1UL;
+		unsigned long size = mib * MiB, nblk = mib / 2, seq = 0;
+		unsigned long migrated = 0, ndev = 0, reads = 0;
+		long ev0 = 0, evp0 = 0, lost0 = 0, busy0 = 0;
+		int ch0 = test_hmm_chunks(), passes = reps_for(mib);
+		struct row *r = row_get("evict_sweep", in, "4k", mib, "MiB/s", 1);
+		char *p = map_anon(size, 0);
+
+		fill(p, size, 13);
+		for (int pass = 0; pass <= passes; pass++) {
+			double t;
+
+			if (pass == 1 && i == OURS) {
+				ev0 = ours_stat("evictions");
+				evp0 = ours_stat("evicted_pages");
+				busy0 = ours_stat("evict_busy");
+				lost0 = ours_stat("evict_lost");
+			}
+			t = now();
+			for (unsigned long b = 0; b < nblk; b++, seq++) {
+				char *blk = p + b * PMD_SZ;
+				long n;
+
+				if (mode == 2 && seq >= window)
+					up_migrate_to_sys(fd, p + (seq - window) % nblk * PMD_SZ,
+							  PMD_SZ);
+				n = dev_migrate(i, fd, blk, PMD_SZ, dst);
+				if (n < 0) {
+					errno = -n;
+					die("%s: evict_sweep: migrate block %lu", in, b);
+				}
+				if (i == OURS) {
+					dev_read(i, fd, blk, PMD_SZ, dst);
+					if (pass) {
+						migrated += n;
+						ndev += ours_read_ndev;
+					}
+				} else if ((unsigned long)n != PMD_SZ / PG) {
+					/* test_hmm's cpages: pages its read copied */
+					errno = 0;
+					die("%s: evict_sweep: read %ld of 512 pages", in, n);
+				}
+				if (pass)
+					reads += PMD_SZ / PG;
+				else
+					check_fill_at(dst, PMD_SZ, 13, b * (PMD_SZ / PG),
+						      "evict_sweep device read");
+			}
+			t = now() - t;
+			if (pass)
+				add(r, mib / t);
+		}
+		if (i == OURS) {
+			long ev = ours_stat("evictions") - ev0;
+			long evp = ours_stat("evicted_pages") - evp0;
+
+			note(r, "pool %lu MiB, %.1fx; per pass %lu migrated %ld evicted (%ld calls) %ld busy %ld lost; %lu/%lu read in devmem",
+			     ev_pool, ev_factor10[f] / 10.0, migrated / passes, evp / passes,
+			     ev / passes, (ours_stat("evict_busy") - busy0) / passes,
+			     (ours_stat("evict_lost") - lost0) / passes, ndev, reads);
+		} else if (mode == 1) {
+			int ch1 = test_hmm_chunks();
+
+			note(r, "no eviction (test_hmm hot-plugs 256 MiB chunks): %d added in the sweep, %d in the log; no block moves after pass 1",
+			     ch1 - ch0, ch1);
+		} else {
+			note(r, "window %lu MiB (ours' pool), %.1fx: MIGRATE_TO_SYS of the oldest block first",
+			     ev_pool, ev_factor10[f] / 10.0);
+		}
+		/* Every byte, by the CPU (brings back what is on the device). */
+		check_fill(p, size, 13, "evict_sweep");
+		munmap(p, size);
+	}
+	munmap(dst, PMD_SZ);
+	close(fd);
+}
+
+/*
+ * Eviction throughput: 64 MiB migrated to the device, then evicted, timed:
+ * ours writes "0 NPAGES" to debugfs device0_evict (hmm_devmem_evict() of
+ * the whole pool: the pages in use are the 64 MiB); upstream test_hmm's
+ * own eviction, dmirror_device_evict_chunk() (migrate_device_range() over
+ * every chunk of the device), which it runs when the file is closed
+ * (mode 1, upstream: close()) and, followed by memunmap_pages() of the
+ * chunks, for HMM_DMIRROR_RELEASE (mode 2, upstream_rel). Checked: the
+ * whole range is on the device before (pagemap: 0 present) and in system
+ * memory after (pagemap: all present), ours' counts are 64 MiB evicted,
+ * 0 busy, 0 lost, and every byte is the fill pattern.
+ */
+static void bench_evict_rate(int mode)
+{
+	enum impl i = mode ? UPSTREAM : OURS;
+	const char *in = mode == 0 ? "ours" : mode == 1 ? "upstream" : "upstream_rel";
+	const unsigned long mib = 64, size = mib * MiB, np = size / PG;
+	struct row *r = row_get("evict_rate", in, "4k", mib, "pages/s", 1);
+	long pool_pages = i == OURS ? ours_stat("pages") : -1;
+	char *dst = i == UPSTREAM ? dst_buf(size) : NULL;
+	char cmd[64];
+	int ch0 = test_hmm_chunks();
+
+	if (i == OURS && pool_pages < (long)np) {
+		note(r, "pool of %ld pages < 64 MiB: not run", pool_pages);
+		return;
+	}
+	snprintf(cmd, sizeof(cmd), "0 %ld", pool_pages);
+	for (int k = 0; k < reps_for(mib); k++) {
+		unsigned char seed = (unsigned char)(17 + k);
+		int fd = dev_open(i);
+		char *p = map_anon(size, 0);
+		long e0[3] = { 0 }, e1[3] = { 0 }, n, before;
+		/* test_hmm checks addr/npages of every ioctl; RELEASE reads no more */
+		struct hmm_dmirror_cmd rel = { .addr = (uintptr_t)p, .npages = np };
+		double t;
+		int ret = 0;
+
+		fill(p, size, seed);
+		n = dev_migrate(i, fd, p, size, dst);
+		if (n != (long)np) {
+			errno = n < 0 ? -n : 0;
+			die("%s: evict_rate: %ld of %lu pages migrated", in, n, np);
+		}
+		before = pagemap_present(p, size);
+		if (i == OURS) {
+			e0[0] = ours_stat("evicted_pages");
+			e0[1] = ours_stat("evict_busy");
+			e0[2] = ours_stat("evict_lost");
+		}
+		t = now();
+		if (mode == 0)
+			ret = write_str(OURS_DBG("device0_evict"), cmd);
+		else if (mode == 1)
+			ret = close(fd) ? -errno : 0;
+		else
+			ret = ioctl_restart(fd, HMM_DMIRROR_RELEASE, &rel) ? -errno : 0;
+		t = now() - t;
+		if (ret) {
+			errno = -ret;
+			die("%s: evict_rate: eviction", in);
+		}
+		if (i == OURS) {
+			e1[0] = ours_stat("evicted_pages") - e0[0];
+			e1[1] = ours_stat("evict_busy") - e0[1];
+			e1[2] = ours_stat("evict_lost") - e0[2];
+			if (e1[0] != (long)np || e1[1] || e1[2]) {
+				errno = 0;
+				die("ours: evict_rate: %ld evicted, %ld busy, %ld lost (want %lu/0/0)",
+				    e1[0], e1[1], e1[2], np);
+			}
+		}
+		n = pagemap_present(p, size);
+		if (n != (long)np) {
+			errno = 0;
+			die("%s: evict_rate: %ld of %lu pages in system memory after eviction",
+			    in, n, np);
+		}
+		add(r, np / t);
+		if (i == OURS)
+			note(r, "%ld evicted %ld busy %ld lost; pool %ld pages; present before %ld",
+			     e1[0], e1[1], e1[2], pool_pages, before);
+		else
+			note(r, "%s (migrate_device_range); chunks added so far, both devices: %d; present before %ld",
+			     mode == 1 ? "close() evicts every chunk" :
+			     "HMM_DMIRROR_RELEASE: evict + unplug every chunk",
+			     ch0, before);
+		check_fill(p, size, seed, "evict_rate");
+		munmap(p, size);
+		if (mode != 1)
+			close(fd);
+	}
+	if (dst)
+		munmap(dst, size);
+}
+
+/* Save a debugfs attribute (one line) into buf; 0 if absent. */
+static int save_attr(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "r");
+	int ok;
+
+	if (!f)
+		return 0;
+	ok = fgets(buf, len, f) != NULL;
+	fclose(f);
+	return ok;
+}
+
+/*
+ * Sum of the pages= fields of the /proc/vmallocinfo lines whose caller is
+ * @caller, and their count.
+ */
+static unsigned long vmalloc_pages(const char *caller, int *nlines)
+{
+	char line[512], *s;
+	unsigned long pages = 0;
+	FILE *f = fopen("/proc/vmallocinfo", "r");
+
+	*nlines = 0;
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f)) {
+		s = strstr(line, caller);
+		if (!s || s[strlen(caller)] != '+')
+			continue;
+		(*nlines)++;
+		s = strstr(line, " pages=");
+		if (s)
+			pages += strtoul(s + 7, NULL, 10);
+	}
+	fclose(f);
+	return pages;
+}
+
+/*
+ * Reverse map bytes per device page, measured in the running kernel.
+ * hmm_devmem_register() allocates the reverse map (16 B per device page),
+ * the memcg ids (2 B) and the slot locks (one per 512 pages) with
+ * kvcalloc()/kvmalloc_array(). With /proc/allocinfo
+ * (CONFIG_MEM_ALLOC_PROFILING) its bytes are read from there. Otherwise:
+ * kvmalloc() uses the page allocator for these sizes (below 4 MiB), which
+ * shows no caller, so device 1 is unplugged and registered again
+ * (debugfs device1_unplug, 1; the bench uses device 0 only) with this
+ * process's order >= 1 page allocations failing (fail_page_alloc,
+ * task-filter, min-order=1): kvmalloc() then falls back to vmalloc(),
+ * whose areas /proc/vmallocinfo lists by caller. Counted: the pages= of
+ * the new hmm_devmem_register lines (the backing pages, without the
+ * guard page that the size column includes), divided by device 1's pages.
+ * Not counted: allocations of a page or less (the slot locks: 4 B per
+ * 512 device pages without spinlock debugging), which stay in slab.
+ */
+static void bench_rmap(int unused)
+{
+	long npages = file_key(OURS_DBG("device1"), "pages", ' ');
+	struct row *r = row_get("rmap_bytes", "ours", "4k", ev_pool, "B/page", 0);
+	static const char *attrs[] = {
+		"task-filter", "probability", "interval", "times", "verbose",
+		"min-order", "ignore-gfp-wait", "ignore-gfp-highmem", "space",
+	};
+	static const char *vals[] = { "Y", "100", "1", "-1", "0", "1", "N", "N", "0" };
+	char saved[9][64];
+	int n0, n1, d0, d1, ret;
+	unsigned long p0, p1, q0, q1;
+	FILE *ai = fopen("/proc/allocinfo", "r");
+
+	(void)unused;
+	if (ai) {
+		char line[512];
+		unsigned long bytes = 0;
+		long dev0 = file_key(OURS_DBG("device0"), "pages", ' ');
+
+		while (fgets(line, sizeof(line), ai))
+			if (strstr(line, "func:hmm_devmem_register\n") ||
+			    strstr(line, "func:hmm_devmem_register "))
+				bytes += strtoul(line, NULL, 10);
+		fclose(ai);
+		if (npages > 0 && dev0 > 0) {
+			add(r, (double)bytes / (npages + dev0));
+			note(r, "/proc/allocinfo func:hmm_devmem_register, %lu B for 2 devices",
+			     bytes);
+			return;
+		}
+	}
+	if (npages <= 0) {
+		note(r, "no device 1 pool: not measured");
+		return;
+	}
+	if (access(FAIL_PA("min-order"), W_OK)) {
+		note(r, "not measured: needs fail_page_alloc or /proc/allocinfo");
+		return;
+	}
+	for (unsigned a = 0; a < 9; a++) {
+		char path[128];
+
+		snprintf(path, sizeof(path), FAIL_PA("%s"), attrs[a]);
+		if (!save_attr(path, saved[a], sizeof(saved[a])))
+			die("read %s", path);
+	}
+	p0 = vmalloc_pages("hmm_devmem_register", &n0);
+	q0 = vmalloc_pages("hmm_dummy_unplug_set", &d0);
+	for (unsigned a = 0; a < 9; a++) {
+		char path[128];
+
+		snprintf(path, sizeof(path), FAIL_PA("%s"), attrs[a]);
+		if (write_str(path, vals[a]))
+			die("write %s", path);
+	}
+	if (write_str("/proc/self/make-it-fail", "1"))
+		die("write /proc/self/make-it-fail");
+	ret = write_str(OURS_DBG("device1_unplug"), "1");
+	write_str("/proc/self/make-it-fail", "0");
+	for (unsigned a = 0; a < 9; a++) {
+		char path[128];
+
+		snprintf(path, sizeof(path), FAIL_PA("%s"), attrs[a]);
+		saved[a][strcspn(saved[a], "\n")] = 0;
+		write_str(path, saved[a]);
+	}
+	if (ret) {
+		note(r, "device1_unplug failed: %s", strerror(-ret));
+		return;
+	}
+	p1 = vmalloc_pages("hmm_devmem_register", &n1);
+	q1 = vmalloc_pages("hmm_dummy_unplug_set", &d1);
+	if (n1 - n0 < 1) {
+		note(r, "no hmm_devmem_register area in /proc/vmallocinfo");
+		return;
+	}
+	add(r, (p1 - p0) * (double)PG / npages);
+	note(r, "vmallocinfo: %d areas %lu pages for %ld device pages; driver's own %.2f B",
+	     n1 - n0, p1 - p0, npages, (q1 - q0) * (double)PG / npages);
+}
+
+static void c_evict_sweep(int mode) { bench_evict_sweep(mode); }
+static void c_evict_rate(int mode) { bench_evict_rate(mode); }
+static void c_rmap(int unused) { bench_rmap(unused); }
+
+/* rmmod and modprobe hmm_dummy with devmem_mb=@mb; 0 on success. */
+static int ours_reload(long mb)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "rmmod hmm_dummy && modprobe hmm_dummy devmem_mb=%ld", mb);
+	fflush(NULL);
+	if (system(cmd))
+		return -1;
+	/* devtmpfs creates the nodes asynchronously */
+	for (int k = 0; k < 50 && !have_dev(OURS); k++)
+		usleep(100000);
+	return have_dev(OURS) && read_long(OURS_DEVMEM_MB) == mb ? 0 : -1;
+}
+
+/*
+ * The evict group: skipped, with the reason in the table, where hmm_dummy
+ * cannot evict (a kernel without the eviction patches, or no hmm_dummy).
+ */
+static void run_evict(void)
+{
+	long orig = read_long(OURS_DEVMEM_MB), pp = -1;
+	char over[16] = "";
+	int reloaded = 0;
+
+	if (!HAVE_HMM_DUMMY || !have_dev(OURS))
+		snprintf(evict_skip, sizeof(evict_skip), "no hmm_dummy device (%s)", OURS_DEV);
+	else if (!save_attr(OURS_PARAM("oversubscribe"), over, sizeof(over)) ||
+		 access(OURS_DBG("device0_evict"), W_OK))
+		snprintf(evict_skip, sizeof(evict_skip),
+			 "kernel without device memory eviction (no hmm_dummy parameter oversubscribe or debugfs device0_evict)");
+	else if (evict_pool_mib && (long)evict_pool_mib != orig) {
+		if (ours_reload(evict_pool_mib)) {
+			snprintf(evict_skip, sizeof(evict_skip),
+				 "could not reload hmm_dummy with devmem_mb=%lu", evict_pool_mib);
+			if (!have_dev(OURS) && orig >= 0)
+				ours_reload(orig);
+		} else {
+			reloaded = 1;
+		}
+	}
+	if (!evict_skip[0] && read_long(OURS_DEVMEM_MB) < 4)
+		snprintf(evict_skip, sizeof(evict_skip), "hmm_dummy pool devmem_mb=%ld < 4 MiB",
+			 read_long(OURS_DEVMEM_MB));
+	if (evict_skip[0]) {
+		fprintf(stderr, "hmm-bench: evict group skipped: %s\n", evict_skip);
+		return;
+	}
+	ev_pool = read_long(OURS_DEVMEM_MB);
+	/* A reload resets it; set it for the group in any case. */
+	save_attr(OURS_PARAM("oversubscribe"), over, sizeof(over));
+	if (over[0] != 'Y' && write_str(OURS_PARAM("oversubscribe"), "1"))
+		die("cannot set %s", OURS_PARAM("oversubscribe"));
+	pp = read_long(OURS_PP("threshold"));
+	if (pp > 0)
+		write_long(OURS_PP("threshold"), 0);
+	in_child("reverse map bytes (ours)", c_rmap, 0);
+	in_child("eviction sweep (ours)", c_evict_sweep, 0);
+	if (have_dev(UPSTREAM)) {
+		in_child("eviction sweep (upstream, grows)", c_evict_sweep, 1);
+		in_child("eviction sweep (upstream, user LRU)", c_evict_sweep, 2);
+	}
+	in_child("eviction rate (ours)", c_evict_rate, 0);
+	if (have_dev(UPSTREAM)) {
+		in_child("eviction rate (upstream, close)", c_evict_rate, 1);
+		in_child("eviction rate (upstream, RELEASE)", c_evict_rate, 2);
+	}
+	if (pp > 0)
+		write_long(OURS_PP("threshold"), pp);
+	if (over[0] != 'Y')
+		write_str(OURS_PARAM("oversubscribe"), "0");
+	if (reloaded && ours_reload(orig))
+		fprintf(stderr, "hmm-bench: could not load hmm_dummy back with devmem_mb=%ld\n",
+			orig);
+}
+
 /* --- output ---------------------------------------------------------------- */
 
 static const char *fmt_num(char *b, size_t n, double v)
@@ -1026,6 +1543,54 @@ static struct row *find(const char *name, const char *impl, const char *bk,
 	return NULL;
 }
 
+/*
+ * The evict group's lines: ours/upstream ratios of the medians, with the
+ * interval the repetitions allow (worst: ours' min / upstream's max; best:
+ * ours' max / upstream's min), and the reverse map against struct page.
+ */
+static void print_evict(void)
+{
+	static const char *other[] = { "upstream", "upstream_lru", "upstream_rel" };
+	static const char *name[] = { "evict_sweep", "evict_rate" };
+	struct row *rm = find("rmap_bytes", "ours", "4k", ev_pool);
+	char a[32], b[32];
+	int hdr = 0;
+
+	if (evict_skip[0]) {
+		printf("\nevict group skipped: %s\n", evict_skip);
+		return;
+	}
+	for (int n = 0; n < 2; n++)
+		for (int i = 0; i < *nrows; i++) {
+			struct row *o = &rows[i];
+
+			if (strcmp(o->name, name[n]) || strcmp(o->impl, "ours") || !o->n)
+				continue;
+			for (int u = 0; u < 3; u++) {
+				struct row *x = find(name[n], other[u], "4k", o->size_mib);
+				double mo, lo, ho, mu, lu, hu;
+
+				if (!x)
+					continue;
+				if (!hdr++)
+					printf("\ndevice memory eviction, pool %lu MiB: ours/other of the medians "
+					       "[ours min/other max .. ours max/other min] (>1 ours faster)\n", ev_pool);
+				stats(o, &mo, &lo, &ho);
+				stats(x, &mu, &lu, &hu);
+				printf("%-18s %-4s %6lu vs %-12s %10s %10s %8.2f [%.2f..%.2f]\n",
+				       name[n], "4k", o->size_mib, other[u], fmt_num(a, 16, mo),
+				       fmt_num(b, 16, mu), mo / mu, lo / hu, ho / lu);
+			}
+		}
+	if (rm) {
+		double m, x, y;
+
+		stats(rm, &m, &x, &y);
+		printf("reverse map, measured: %.2f B per device page (ours, %s) vs 64 B of struct page per "
+		       "device page (upstream ZONE_DEVICE): %.3f\n", m, rm->note, m / 64);
+	}
+}
+
 static void print_all(FILE *csv, int ours_mig_errno, int chunks_load,
 		      int chunks_end, long load_kb, const char *kernel)
 {
@@ -1040,7 +1605,7 @@ static void print_all(FILE *csv, int ours_mig_errno, int chunks_load,
 	printf("hmm-bench on %s: reps %d (%d for >= 256 MiB, %d for >= 512 MiB); median [min..max]\n",
 	       kernel, reps, reps_big, reps_huge);
 	printf("NOTE: under QEMU TCG absolute numbers mean little; only ratios in one boot do.\n");
-	printf("%-18s %-8s %-4s %6s %9s %12s %21s  %s\n", "row", "impl", "bk",
+	printf("%-18s %-12s %-4s %6s %9s %12s %21s  %s\n", "row", "impl", "bk",
 	       "MiB", "unit", "median", "[min..max]", "note");
 	for (int i = 0; i < *nrows; i++) {
 		struct row *r = &rows[i];
@@ -1050,7 +1615,7 @@ static void print_all(FILE *csv, int ours_mig_errno, int chunks_load,
 			continue;
 		stats(r, &med, &mn, &mx);
 		snprintf(d, sizeof(d), "[%s..%s]", fmt_num(a, 16, mn), fmt_num(b, 16, mx));
-		printf("%-18s %-8s %-4s %6lu %9s %12s %21s  %s\n", r->name, r->impl,
+		printf("%-18s %-12s %-4s %6lu %9s %12s %21s  %s\n", r->name, r->impl,
 		       r->backing, r->size_mib, r->unit, fmt_num(c, sizeof(c), med), d,
 		       r->note);
 	}
@@ -1062,7 +1627,7 @@ static void print_all(FILE *csv, int ours_mig_errno, int chunks_load,
 		if (sizes[s] > cap_mib)
 			continue;
 		for (int m = 0; m < 3; m++)
-			printf("%-18s %-8s %-4s %6lu %9s %12s %21s  MIGRATE_TO failed: %s%s\n",
+			printf("%-18s %-12s %-4s %6lu %9s %12s %21s  MIGRATE_TO failed: %s%s\n",
 			       mig[m], "ours", "4k", sizes[s], "MiB/s", "n/a", "",
 			       strerror(ours_mig_errno), ours_mig_errno == EOPNOTSUPP ?
 			       " (devmem_mb=0?)" : "");
@@ -1149,6 +1714,7 @@ static void print_all(FILE *csv, int ours_mig_errno, int chunks_load,
 		}
 		printf("\n");
 	}
+	print_evict();
 	printf("\nstruct page bytes per device page: ours 0 (pool registered without memremap_pages), "
 	       "upstream 64 (test_hmm memremap_pages)\n");
 	{
@@ -1161,7 +1727,7 @@ static void print_all(FILE *csv, int ours_mig_errno, int chunks_load,
 	}
 	printf("upstream device memory (test_hmm ZONE_DEVICE chunks of 256 MiB; struct page = 64 B per 4 KiB):\n");
 	if (chunks_load >= 0)
-		printf("  chunks after load: %d (%lu KiB of struct pages), after the run: %d (%lu KiB)\n",
+		printf("  chunks after load: %d (%lu KiB of struct pages), after the run (before -g evict): %d (%lu KiB)\n",
 		       chunks_load, chunks_load * (256 * MiB / PG) * 64 / 1024,
 		       chunks_end, chunks_end * (256 * MiB / PG) * 64 / 1024);
 	else
@@ -1193,6 +1759,9 @@ static void print_all(FILE *csv, int ours_mig_errno, int chunks_load,
 			fprintf(csv, "%s,ours,4k,%lu,MiB/s,n/a,n/a,n/a,0,1,\"MIGRATE_TO failed: %s\"\n",
 				mig[m], sizes[s], strerror(ours_mig_errno));
 	}
+	if (evict_skip[0])
+		fprintf(csv, "evict_sweep,ours,4k,0,MiB/s,n/a,n/a,n/a,0,1,\"evict group skipped: %s\"\n",
+			evict_skip);
 	fprintf(csv, "upstream_devmem_chunks,upstream,-,256,chunks,%d,%d,%d,1,0,\"after load/after run\"\n",
 		chunks_end, chunks_load, chunks_end);
 	fprintf(csv, "upstream_devmem_memmap,upstream,-,256,KiB,%lu,%lu,%lu,1,0,\"computed 64 B per 4 KiB\"\n",
@@ -1206,14 +1775,18 @@ static void print_all(FILE *csv, int ours_mig_errno, int chunks_load,
 
 static void usage(void)
 {
-	printf("usage: hmm-bench [-s MiB,..] [-r N] [-R N] [-H N] [-M MiB] [-g GROUPS] [-o CSV] [-p] [-v]\n"
+	printf("usage: hmm-bench [-s MiB,..] [-r N] [-R N] [-H N] [-M MiB] [-g GROUPS] [-E MiB] [-o CSV] [-p] [-v]\n"
 	       "  -s  sizes in MiB (default 4,64,256,512)\n"
 	       "  -r  repetitions (default 5), -R for sizes >= 256 MiB (default 3),\n"
 	       "      -H for sizes >= 512 MiB (default 2)\n"
 	       "  -M  largest size for the THP read, invalidation, migration and\n"
 	       "      page-fault rows (default 256; keeps a TCG run under ~5 min);\n"
 	       "      ours' migration needs hmm_dummy devmem_mb >= the largest such size\n"
-	       "  -g  only these groups: memcpy,read,inval,migrate,pingpong,sys (default all)\n"
+	       "  -g  only these groups: memcpy,read,inval,migrate,pingpong,evict,sys\n"
+	       "      (default all)\n"
+	       "  -E  evict group: reload hmm_dummy with devmem_mb=MiB for it, and with\n"
+	       "      its old pool after it (default 64; 0: use the loaded pool); the\n"
+	       "      sweep covers 1.5x and 2x that pool, the eviction rate needs 64 MiB\n"
 	       "  -o  CSV output file (default hmm-bench.csv), -p also print it\n"
 	       "  env HMM_BENCH_TESTHMM_LOAD_KB: MemFree drop of loading test_hmm\n"
 	       "Device rows are skipped when %s / %s are absent.\n", OURS_DEV, UP_DEV);
@@ -1231,7 +1804,7 @@ int main(int argc, char **argv)
 
 	sizes[0] = 4, sizes[1] = 64, sizes[2] = 256, sizes[3] = 512;
 	nsizes = 4;
-	while ((opt = getopt(argc, argv, "s:r:R:H:M:g:o:pvh")) != -1) {
+	while ((opt = getopt(argc, argv, "s:r:R:H:M:g:E:o:pvh")) != -1) {
 		switch (opt) {
 		case 's': {
 			char *s = optarg, *end;
@@ -1248,6 +1821,7 @@ int main(int argc, char **argv)
 		case 'H': reps_huge = atoi(optarg); break;
 		case 'M': cap_mib = strtoul(optarg, NULL, 10); break;
 		case 'g': only = optarg; break;
+		case 'E': evict_pool_mib = strtoul(optarg, NULL, 10); break;
 		case 'o': csvpath = optarg; break;
 		case 'p': print_csv = 1; break;
 		case 'v': verbose = 1; break;
@@ -1319,7 +1893,10 @@ int main(int argc, char **argv)
 	}
 	if (want("sys"))
 		in_child("no-device workloads", c_sys, 0);
+	/* before the evict group, which grows and unplugs test_hmm's chunks */
 	chunks_end = test_hmm_chunks();
+	if (want("evict"))
+		run_evict();
 
 	csv = fopen(csvpath, "w");
 	if (!csv)
@@ -1338,5 +1915,7 @@ int main(int argc, char **argv)
 			fclose(csv);
 	}
 	fprintf(stderr, "hmm-bench: done in %.0fs\n", now() - t0);
-	return 0;
+	if (child_failures)
+		fprintf(stderr, "hmm-bench: %d part(s) failed, see above\n", child_failures);
+	return child_failures ? 1 : 0;
 }

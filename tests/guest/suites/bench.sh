@@ -4,6 +4,8 @@
 # test_hmm and hmm_dummy (devmem_mb sized for the migration rows) when
 # present, runs /tests/bench/hmm-bench and prints its table and CSV between
 # markers for scripts/bench.sh.
+# hmm-bench's evict group reloads hmm_dummy with its own small pool (-E)
+# and loads it back with devmem_mb as set here afterwards.
 # Not part of tests/plans/*: run it with scripts/bench.sh.
 # Arguments: /tests/bench/args if present (scripts/bench.sh writes it).
 # shellcheck disable=SC2034 # read by /tests/suite-lib.sh (tests/guest/)
