@@ -6,6 +6,8 @@
 #   KERNEL_TREE   your own kernel git tree to use instead of Debian's
 #                 linux-source-6.12 (e.g. a linux-stable checkout at v6.12.y)
 #   BASE_REF      with KERNEL_TREE: the commit the series applies to (default HEAD)
+#   HMM_BASE_TAG  the base tag in the kernel tree (default hmm/base; the 7.3
+#                 port uses hmm/base-7.3, see port/7.3/README)
 #   JOBS          parallel make jobs               (default: nproc)
 #   QEMU_ACCEL    tcg (default) or kvm
 
@@ -14,7 +16,7 @@ set -euo pipefail
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 WORKDIR=${HMM_WORKDIR:-$HOME/.cache/hmm-series}
 KTREE=${KERNEL_TREE:-$WORKDIR/linux}
-BASE_TAG=hmm/base
+BASE_TAG=${HMM_BASE_TAG:-hmm/base}
 SERIES_BRANCH=${SERIES_BRANCH:-hmm/series}
 JOBS=${JOBS:-$(nproc)}
 BUILD_ROOT=$WORKDIR/build

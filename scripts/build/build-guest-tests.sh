@@ -12,7 +12,8 @@
 # SRC_TREE is never written to: the uapi headers are generated with
 # "make O=OUT_DIR/hdr headers", everything else goes to OUT_DIR as well.
 #
-# tests/selftest-fixes/*.patch are fixes to upstream selftests that CI carries
+# tests/selftest-fixes/*.patch (or HMM_SELFTEST_FIXES/*.patch: another base
+# needs its own, e.g. port/7.3/selftest-fixes) are fixes to upstream selftests that CI carries
 # (each one a git format-patch file against the kernel tree, with its
 # reason).  They are applied to a private copy of tools/testing/selftests/mm
 # in OUT_DIR/fixsrc, and the mm programs are built from that copy.
@@ -332,7 +333,7 @@ EOF
 
 	# Fixes CI carries to upstream selftests (see the top of this file).
 	local mmroot
-	mmroot=$(fix_tree "$src" "$out" "$TOP/tests/selftest-fixes") || exit 1
+	mmroot=$(fix_tree "$src" "$out" "${HMM_SELFTEST_FIXES:-$TOP/tests/selftest-fixes}") || exit 1
 
 	local status_file=$out/build-status.txt
 	: >"$status_file.tmp"
