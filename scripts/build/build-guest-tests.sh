@@ -228,13 +228,19 @@ build_kselftest() {
 	rm -rf "$out/rootfs"
 	mkdir -p "$out/rootfs/bin"
 	cp -L "$(command -v bash)" "$out/rootfs/bin/bash"
+	# glibc's pthread_cancel() loads libgcc_s.so.1 at run time (ldd does
+	# not list it): without it the harness's timeout path aborts the test
+	# ("libgcc_s.so.1 must be installed for pthread_cancel to work").
 	{
-		echo "$out/rootfs/bin/bash"
-		find "$out/kselftest" -type f -perm -u+x -exec sh -c \
-			'for f; do [ "$(head -c 4 "$f" | od -An -c | tr -d " ")" = 177ELF ] && echo "$f"; done' sh {} +
-	} | while read -r f; do
-		ldd "$f" 2>/dev/null | awk '$2 == "=>" && $3 ~ /^\// { print $3 } $1 ~ /^\// { print $1 }'
-	done | sort -u | while read -r lib; do
+		{
+			echo "$out/rootfs/bin/bash"
+			find "$out/kselftest" -type f -perm -u+x -exec sh -c \
+				'for f; do [ "$(head -c 4 "$f" | od -An -c | tr -d " ")" = 177ELF ] && echo "$f"; done' sh {} +
+		} | while read -r f; do
+			ldd "$f" 2>/dev/null | awk '$2 == "=>" && $3 ~ /^\// { print $3 } $1 ~ /^\// { print $1 }'
+		done
+		/sbin/ldconfig -p | awk '$1 == "libgcc_s.so.1" && /x86-64/ { print $NF; exit }'
+	} | sort -u | while read -r lib; do
 		mkdir -p "$out/rootfs$(dirname "$lib")"
 		cp -L "$lib" "$out/rootfs$lib"
 	done
