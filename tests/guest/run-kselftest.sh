@@ -1,26 +1,42 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# run-kselftest.sh CATEGORY [TIMEOUT_S]
+# run-kselftest.sh CATEGORY
 # Run one run_vmtests.sh category of the installed mm kselftests
 # (/tests/kselftest/mm, made by "make -C tools/testing/selftests TARGETS=mm
 # install" in scripts/build/build-guest-tests.sh) the way kselftest runs it:
-# "bash ./run_vmtests.sh -t CATEGORY", which loads and unloads the modules
-# its scripts need (test_hmm.sh, test_hmm_dummy.sh, test_mmu_notifier.sh).
+# "bash ./run_vmtests.sh -t CATEGORY", which reserves its huge pages and
+# loads and unloads the modules its scripts need (test_hmm.sh,
+# test_hmm_dummy.sh, test_mmu_notifier.sh).
+#
+# Timeout: the one kselftest's runner gives run_vmtests.sh, "timeout=" of
+# mm/settings (180 s), times hmmtimeoutscale= of the kernel command line
+# (default 10, for QEMU TCG, which runs the tests 10-50 times slower than
+# hardware). At the timeout every process of the run is killed.
 #
 # The guest only provides what a test machine has: swap (tests/guest/init),
-# reserved huge pages, and a disk file system at /mnt/wb for the cases that
-# need a block-backed file (writeback). The KTAP output is echoed to the console and saved in
-# /run/ktap/kselftest:CATEGORY.tap; tests/guest/init prints it again as one block
-# at the end, and the host parses it (scripts/boot/ktap.awk). Nothing here
-# interprets results, except that a category that cannot start gets a
-# RESULT line saying why.
-KSFT=${KSFT_DIR:-/tests/kselftest}
-cat=$1 tmo=${2:-2400}
-[ -n "$cat" ] || { echo "usage: $0 CATEGORY [TIMEOUT_S]" >&2; exit 2; }
+# reserved huge pages, a disk file system at /mnt/wb for the cases that
+# need a block-backed file (writeback), and for the categories mremap and
+# userfaultfd kernel.randomize_va_space=0 (noaslr): x86-64 randomizes brk
+# over 1 GiB, and 6.12's mremap_test maps a 40 MiB "dest preamble" with
+# MAP_FIXED_NOREPLACE below an address it checked only above ("Failed to
+# map dest preamble region: File exists"), uffd-unit-tests maps its shmem
+# and hugetlb areas at a 1 GiB hint and fails when they land elsewhere
+# ("mmap of memfd failed at 0x40000000"); base and series alike.
+#
+# The KTAP output is echoed to the console and saved in
+# /run/ktap/kselftest:CATEGORY.tap; tests/guest/init prints it again as one
+# block at the end, and the host parses it (scripts/boot/ktap.awk). Nothing
+# here interprets results, except that a category that cannot start or is
+# killed gets a RESULT line saying why.
+export KSFT=${KSFT_DIR:-/tests/kselftest}
+cat=$1
+[ -n "$cat" ] || { echo "usage: $0 CATEGORY" >&2; exit 2; }
 suite=kselftest:$cat
 mkdir -p /run/ktap
 tap=/run/ktap/$suite.tap
+: > "$tap"
+rm -f "$tap.rc" "$tap.killed"
 
 fail() {
 	echo "RESULT $suite __suite__ FAIL $1" | tee -a "${RESULTS_FILE:-/dev/null}"
@@ -28,6 +44,11 @@ fail() {
 }
 [ -x /bin/bash ] || fail "SETUP=no-bash"
 [ -f "$KSFT/mm/run_vmtests.sh" ] || fail "NOTFOUND=$KSFT/mm/run_vmtests.sh"
+
+settings=$(sed -n 's/^timeout=//p' "$KSFT/mm/settings" 2>/dev/null)
+scale=$(tr ' ' '\n' < /proc/cmdline | sed -n 's/^hmmtimeoutscale=//p')
+settings=${settings:-45} scale=${scale:-10}
+tmo=$((settings * scale))
 
 wb=
 if ! grep -q " /mnt/wb " /proc/mounts; then
@@ -47,15 +68,43 @@ fi
 # userfaultfd categories.
 hp=$(cat /proc/sys/vm/nr_hugepages)
 [ "$hp" -ge 128 ] || echo 128 > /proc/sys/vm/nr_hugepages
+aslr=
+case "$cat" in
+mremap|userfaultfd)
+	aslr=$(cat /proc/sys/kernel/randomize_va_space)
+	echo 0 > /proc/sys/kernel/randomize_va_space ;;
+esac
+
+# kill_session SID: every process of session SID (run_vmtests.sh runs in a
+# session of its own, so that the test programs it leaves behind go too).
+kill_session() {
+	for _d in /proc/[0-9]*; do
+		_st=$(cat "$_d/stat" 2>/dev/null) || continue
+		# fields after "(comm) ": state ppid pgrp session ...
+		# shellcheck disable=SC2086
+		set -- ${_st##*) }
+		[ "${4:-x}" = "$sid" ] && kill -KILL "${_d#/proc/}" 2>/dev/null
+	done
+	return 0
+}
+
 echo "==KTAP-RUN $suite=="
 cd "$KSFT/mm" || fail "SETUP=cd"
-# The exit code is run_vmtests.sh's summary of what the KTAP says; the host
-# reads the KTAP, and a killed run shows there as a missing plan.
-{ timeout -s KILL "$tmo" bash ./run_vmtests.sh -t "$cat" 2>&1; echo $? > "$tap.rc"; } | tee "$tap"
-rc=$(cat "$tap.rc")
-[ "$rc" = 137 ] && echo "# run-kselftest: killed after ${tmo}s" | tee -a "$tap"
+{
+	setsid bash ./run_vmtests.sh -t "$cat" 2>&1 </dev/null &
+	sid=$!
+	( sleep "$tmo"; : > "$tap.killed"; kill_session ) >/dev/null 2>&1 &
+	wd=$!
+	wait "$sid"
+	echo $? > "$tap.rc"
+	kill "$wd" 2>/dev/null
+	kill_session
+} | tee -a "$tap"
+rc=$(cat "$tap.rc" 2>/dev/null)
+[ -f "$tap.killed" ] && fail "TIMEOUT=${tmo}s(mm/settings-timeout=$settings-x-hmmtimeoutscale=$scale)"
 echo "==KTAP-DONE $suite rc=$rc=="
 
+[ -n "$aslr" ] && echo "$aslr" > /proc/sys/kernel/randomize_va_space
 echo "$hp" > /proc/sys/vm/nr_hugepages
 if [ -n "$wb" ]; then
 	cd /
