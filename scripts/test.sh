@@ -58,8 +58,8 @@ suite_list() {
 }
 
 # boot K BUILD_DIR PLAN...: scripts/boot/boot.sh with the suites of the
-# plans (tests/plans/PLAN) into $R/*-K.* (initramfs, QEMU, log scan, RESULT
-# lines); each of its steps is recorded as a stage (initramfs-K, boot-K,
+# plans (tests/plans/PLAN) into $R/*-K.* (initramfs, QEMU, log scan, the
+# results parsed from the suites' KTAP); each of its steps is recorded as a stage (initramfs-K, boot-K,
 # kernel-log-K).
 boot() {
 	local k=$1 out=$2; shift 2

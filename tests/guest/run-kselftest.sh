@@ -24,12 +24,14 @@
 # and hugetlb areas at a 1 GiB hint and fails when they land elsewhere
 # ("mmap of memfd failed at 0x40000000"); base and series alike.
 #
-# The KTAP output is echoed to the console and saved in
-# /run/ktap/kselftest:CATEGORY.tap; tests/guest/init prints it again as one
-# block at the end, and the host parses it (scripts/boot/ktap.awk). Nothing
-# here interprets results, except that a category that cannot start or is
-# killed gets a RESULT line saying why.
-export KSFT=${KSFT_DIR:-/tests/kselftest}
+# Output: KTAP, echoed to the console and saved in /run/ktap/kselftest:
+# CATEGORY.tap (tests/guest/init prints it again as one block at the end,
+# for the host's KTAP parser, scripts/boot/ktap.awk): run_vmtests.sh's
+# document, then a second one with what only the guest can see:
+# "__timeout__" (the run ended before the timeout), "__kernel_log__" (no
+# line of tests/kernel-log.pattern in the kernel log while it ran), or
+# "__suite__" when the category cannot start.
+KSFT=${KSFT_DIR:-/tests/kselftest}
 cat=$1
 [ -n "$cat" ] || { echo "usage: $0 CATEGORY" >&2; exit 2; }
 suite=kselftest:$cat
@@ -37,9 +39,15 @@ mkdir -p /run/ktap
 tap=/run/ktap/$suite.tap
 : > "$tap"
 rm -f "$tap.rc" "$tap.killed"
+# shellcheck disable=SC2034 # read by /tests/suite-lib.sh
+KTAP_NO_HEADER=1
+# shellcheck disable=SC1091
+. /tests/suite-lib.sh
+echo "==KTAP-RUN $suite=="
 
 fail() {
-	echo "RESULT $suite __suite__ FAIL $1" | tee -a "${RESULTS_FILE:-/dev/null}"
+	{ ktap_begin; emit __suite__ FAIL "$1"; ktap_end; } | tee -a "$tap"
+	echo "==KTAP-DONE $suite rc=1=="
 	exit 1
 }
 [ -x /bin/bash ] || fail "SETUP=no-bash"
@@ -88,8 +96,9 @@ kill_session() {
 	return 0
 }
 
-echo "==KTAP-RUN $suite=="
 cd "$KSFT/mm" || fail "SETUP=cd"
+klog0=$(dmesg | wc -l)
+t0=$(date +%s)
 {
 	setsid bash ./run_vmtests.sh -t "$cat" 2>&1 </dev/null &
 	sid=$!
@@ -100,8 +109,25 @@ cd "$KSFT/mm" || fail "SETUP=cd"
 	kill "$wd" 2>/dev/null
 	kill_session
 } | tee -a "$tap"
+t1=$(date +%s)
 rc=$(cat "$tap.rc" 2>/dev/null)
-[ -f "$tap.killed" ] && fail "TIMEOUT=${tmo}s(mm/settings-timeout=$settings-x-hmmtimeoutscale=$scale)"
+
+{
+	ktap_begin
+	if [ -f "$tap.killed" ]; then
+		emit __timeout__ FAIL "killed after ${tmo}s (mm/settings timeout=$settings x hmmtimeoutscale=$scale)"
+	else
+		emit __timeout__ PASS "$((t1 - t0))s of ${tmo}s, run_vmtests.sh exit $rc"
+	fi
+	n=$(klog_new "$klog0" | grep -Ec "$(klog_pattern)")
+	if [ "${n:-0}" -gt 0 ]; then
+		klog_new "$klog0" | grep -E "$(klog_pattern)" | head -n 20 | sed 's/^/# /'
+		emit __kernel_log__ FAIL "KERNEL_LOG=$n"
+	else
+		emit __kernel_log__ PASS
+	fi
+	ktap_end
+} | tee -a "$tap"
 echo "==KTAP-DONE $suite rc=$rc=="
 
 [ -n "$aslr" ] && echo "$aslr" > /proc/sys/kernel/randomize_va_space
