@@ -21,6 +21,12 @@
 # Several KTAP documents in a row (a new "TAP version" line at the top
 # level) are checked one by one, each against its own plan; a document
 # without any result fails ("__suite__ FAIL no-KTAP-results").
+# The input must start with a top-level version line: any other non-blank
+# line before it (a shell's "error while loading shared libraries", a
+# program that printed no KTAP before the guest runner's own document)
+# fails as "__suite__ FAIL no-KTAP-results(text-before-version-line)", so
+# that a document that is missing cannot pass on the results of the ones
+# after it.
 
 function reset(d) {
 	plan[d] = -1; seen[d] = 0; nheld[d] = 0; bail[d] = 0
@@ -90,10 +96,17 @@ BEGIN {
 	}
 	if (d > 14)
 		next
+	if (docs == 0 && !(d == 0 && line ~ /^K?TAP version [0-9]+$/)) {
+		if ($0 ~ /[^ \t]/)
+			pre++
+		next
+	}
 	if (line ~ /^(K?TAP version [0-9]+)$/) {
 		# A new top-level document: the one before it ends here.
 		if (d == 0 && docs++ > 0)
 			end_doc()
+		if (d == 0 && docs == 1 && pre > 0)
+			emit("__suite__", "FAIL", "no-KTAP-results(text-before-version-line)")
 		# A new (sub)test stream at this level; results a previous
 		# stream at this level left without a parent stay held.
 		plan[d] = -1; seen[d] = 0; runname[d] = ""; gen[d]++
