@@ -146,9 +146,11 @@ BEGIN {
 	}
 	st = ok ? "PASS" : "FAIL"
 	why = ""
-	if (toupper(dir) ~ /^SKIP/) {
+	# Only the directive itself ("# SKIP", "# SKIP reason"), not a
+	# failure's reason that starts with the same letters ("# SKIPPED").
+	if (toupper(dir) ~ /^SKIP([ \t]|$)/) {
 		st = "SKIP"; why = "skip"
-	} else if (toupper(dir) ~ /^XFAIL/) {
+	} else if (toupper(dir) ~ /^XFAIL([ \t]|$)/) {
 		st = "PASS"; why = "xfail"
 	} else if (!ok && dir != "") {
 		why = dir
