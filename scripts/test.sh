@@ -118,6 +118,10 @@ ktap_parser() {
 	for f in "$TOP"/tests/ktap/*.tap; do
 		diff -u "${f%.tap}.expected" <(awk -v suite=s -f "$TOP/scripts/boot/ktap.awk" "$f") || bad=1
 	done
+	# Crafted-input checks of the scripts that feed it (tests/ktap/*.check).
+	for f in "$TOP"/tests/ktap/*.check; do
+		bash "$f" "$TOP" || bad=1
+	done
 	return $bad
 }
 stage ktap-parser ktap_parser || true
