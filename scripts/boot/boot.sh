@@ -62,6 +62,6 @@ else
 	step kernel-log FAIL || ok=0
 fi
 cat "$klog" >&2
-"$TOP/scripts/boot/guest-results.sh" "$con" > "$res"
+"$TOP/scripts/boot/guest-results.sh" --suites "$suites" "$con" > "$res"
 log "boot: $(grep -c ' PASS' "$res" || true) passed, $(grep -c ' FAIL' "$res" || true) failed; $(paste -sd ' ' "$steps") ($out)"
 [ $ok = 1 ]
