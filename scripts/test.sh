@@ -212,6 +212,17 @@ cmp_results() {
 			"$TOP/tests/known-failures" ||
 			{ echo "base kernel: $s $t fails and is not in tests/known-failures"; bad=1; }
 	done < "$R/base.res"
+	# Every upstream suite must have run tests of its own on the base
+	# kernel (not only the runner's __timeout__, __kernel_log__, ...):
+	# the series' results are compared only under the programs the base
+	# ran, so a category that came out empty on the base would let any
+	# series result through.
+	local s
+	for s in $(suite_list upstream); do
+		[ "$s" = shell ] && continue
+		awk -v s="$s" '$2 == s && $3 !~ /^__/ { f = 1 } END { exit !f }' "$R/base.res" ||
+			{ echo "base kernel: $s ran no test of its own: nothing to compare the series with"; bad=1; }
+	done
 	if [ $SAME = 0 ]; then
 		# Every upstream test the base ran must give the same result on
 		# the series, and the series must have no other result under the
