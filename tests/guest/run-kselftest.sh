@@ -11,9 +11,10 @@
 #
 # Timeout: the one kselftest's runner gives run_vmtests.sh, "timeout=" of
 # mm/settings (180 s), times hmmtimeoutscale= of the kernel command line
-# (a positive integer; default 5, 900 s, for QEMU TCG: the slowest category
-# measured takes 132 s there; scripts/test.sh gives the debug kernel 15).
-# At the timeout every process of the run is killed.
+# (a positive integer, the last one if given twice, as the kernel takes
+# it; default 5, 900 s, for QEMU TCG: the slowest category measured takes
+# 132 s there; scripts/test.sh gives the debug kernel 15). At the timeout
+# every process of the run is killed.
 #
 # The guest only provides what a test machine has: swap (tests/guest/init),
 # reserved huge pages, a disk file system at /mnt/wb for the cases that
@@ -73,7 +74,7 @@ fail() {
 [ -f "$KSFT/mm/run_vmtests.sh" ] || fail "NOTFOUND=$KSFT/mm/run_vmtests.sh"
 
 settings=$(sed -n 's/^timeout=//p' "$KSFT/mm/settings" 2>/dev/null)
-scale=$(tr ' ' '\n' < /proc/cmdline | sed -n 's/^hmmtimeoutscale=//p')
+scale=$(tr ' ' '\n' < /proc/cmdline | sed -n 's/^hmmtimeoutscale=//p' | tail -n 1)
 settings=${settings:-45} scale=${scale:-5}
 case "$settings$scale" in
 *[!0-9]*) fail "SETUP=timeout=$settings,hmmtimeoutscale=$scale" ;;
