@@ -30,8 +30,15 @@ here=$(dirname "$0")
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 if [ -z "$want" ]; then
-	want=$(tr -d '\r' < "$1" | grep -a -m1 'Command line:' | tr ' ' '\n' |
-		sed -n 's/^hmmsuites=//p' | head -n 1)
+	# awk reads the whole console: a reader that stops at the first match
+	# (grep -m1) would fail the pipeline (pipefail) with SIGPIPE.
+	want=$(tr -d '\r' < "$1" | awk '
+		!found && /Command line:/ {
+			for (i = 1; i <= NF; i++)
+				if ($i ~ /^hmmsuites=/) {
+					sub(/^hmmsuites=/, "", $i); print $i; found = 1; break
+				}
+		}')
 fi
 # "shell" is an interactive shell, not a suite with results.
 tr ',' '\n' <<<"$want" | awk 'NF && $0 != "shell"' > "$tmp/.wanted"
