@@ -4,7 +4,8 @@
 # The mailing-list form of the series: git format-patch of hmm/base..hmm/series
 # in the kernel tree (as export.sh), threaded under a cover letter whose
 # subject and text come from Documentation/cover-letter.txt, with base-commit;
-# plus DIR/series.mbox, all messages in one mbox. Nothing is sent.
+# plus DIR/series.mbox, all messages in one mbox. Subjects are
+# "[RFC PATCH nn/NN]". Nothing is sent.
 #   --out DIR     output directory (default $HMM_WORKDIR/outgoing; old *.patch,
 #                 series.mbox and b4/ in it are removed first)
 #   --to ADDR     To: on every message (repeatable; default none)
@@ -40,12 +41,14 @@ n=$(git -C "$KTREE" rev-list --count "$BASE_TAG..$rev")
 [ "$n" -gt 0 ] || die "$BASE_TAG..$rev is empty: nothing to mail"
 [ -n "$FROM" ] || FROM=$(git -C "$KTREE" log -1 --format='%an <%ae>' "$rev")
 
-# The cover letter file: "Subject: [PATCH 00/N] text", a blank line, the body.
+# The cover letter file: "Subject: [RFC PATCH 00/N] text", a blank line,
+# the body.
+PREFIX="RFC PATCH"
 cl=$TOP/Documentation/cover-letter.txt
 [ -f "$cl" ] || die "no $cl"
 subj_line=$(head -n1 "$cl")
-[[ $subj_line =~ ^Subject:\ \[PATCH\ 0+/([0-9]+)\]\ (.+)$ ]] ||
-	die "$cl: first line must be 'Subject: [PATCH 00/N] ...'"
+[[ $subj_line =~ ^Subject:\ \[$PREFIX\ 0+/([0-9]+)\]\ (.+)$ ]] ||
+	die "$cl: first line must be 'Subject: [$PREFIX 00/N] ...'"
 [ "$((10#${BASH_REMATCH[1]}))" -eq "$n" ] ||
 	die "$cl says ${BASH_REMATCH[1]} patches, $BASE_TAG..$rev has $n: update the cover letter"
 subject=${BASH_REMATCH[2]}
@@ -70,10 +73,11 @@ rm -rf "$OUT/b4"
 # (overriding it with an empty value, as export.sh does, adds a blank line
 # after the headers).
 git -C "$KTREE" -c diff.noprefix=false -c diff.mnemonicPrefix=false \
-	-c diff.algorithm=myers -c format.subjectPrefix=PATCH -c format.suffix=.patch \
+	-c diff.algorithm=myers -c format.suffix=.patch \
 	-c format.useAutoBase=false -c format.filenameMaxLength=64 \
 	format-patch -q --cover-letter --cover-from-description=none \
-	--thread=shallow --numbered --base="$base" --from="$FROM" "${TO[@]}" \
+	--subject-prefix="$PREFIX" --thread=shallow --numbered --base="$base" \
+	--from="$FROM" "${TO[@]}" \
 	--no-signature --no-renames --full-index --no-binary --stat=80 \
 	-o "$OUT" "$BASE_TAG..$rev" >/dev/null
 
