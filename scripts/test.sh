@@ -125,6 +125,17 @@ ktap_parser() {
 	return $bad
 }
 stage ktap-parser ktap_parser || true
+# The host-side checks of scripts (tests/scripts/*.check, run as
+# "bash NAME.check TOP", exit 0 = pass): seconds, no kernel.
+script_checks() {
+	local f bad=0
+	for f in "$TOP"/tests/scripts/*.check; do
+		echo "== ${f##*/}"
+		bash "$f" "$TOP" || bad=1
+	done
+	return $bad
+}
+stage script-checks script_checks || true
 stage base-tree "$TOP/scripts/series/get-base.sh" || finish
 stage checkpatch "$TOP/scripts/check/checkpatch.sh" || true
 stage import "$TOP/scripts/series/import.sh" --worktree "$WT" || finish
