@@ -25,11 +25,13 @@ rc=0
 "$TOP/scripts/boot/boot.sh" --timeout 1200 "$out" "$R/tests" "$suites" "$R" || rc=1
 echo
 echo "---- the guest: $(tr -d '\r' < "$R/console.log" | grep -a -m1 '^GUEST-BEGIN' | cut -d' ' -f2-)"
-# The demo suite's own lines (tests/programs/hmm-demo.c), without their "DEMO N "
-# prefix: what HMM did, step by step, from the kernel's own counters.
+# The demo suite's own lines (tests/programs/hmm-demo.c, nested in the
+# suite's KTAP with "# "), without their "# DEMO N " prefix: what HMM did,
+# step by step, from the kernel's own counters. Once: the console up to the
+# KTAP blocks tests/guest/init prints again at the end.
 echo "---- what HMM did"
-tr -d '\r' < "$R/console.log" | sed -n '/^GUEST-BEGIN/,/^==RESULTS-BEGIN==/p' |
-	grep -a '^DEMO' | sed -E 's/^DEMO( [0-9]+)? ?/  /'
+tr -d '\r' < "$R/console.log" | sed -n '/^GUEST-BEGIN/,/^==KTAP-BEGIN /p' |
+	grep -a '^# DEMO' | sed -E 's/^# DEMO( [0-9]+)? ?/  /'
 echo
 echo "---- the tests (every result: $R/results.txt, full log: $R/console.log)"
 awk '{ s = $2; if (!(s in seen)) { seen[s] = 1; order[n++] = s } c[s, $4]++ }

@@ -6,7 +6,7 @@
 # soak.sh): worker processes mirrored by both hmm_dummy devices doing
 # random device and CPU accesses, migrations, fork, mremap, mprotect,
 # madvise and munmap against a shadow copy of their memory. Results
-# (RESULT soak ... lines) and the console log go to OUT (default
+# (results.txt, parsed from the suite's KTAP) and the console log go to OUT (default
 # results/soak-LABEL-DATE/ of this repository).
 #   BUILD_DIR       an existing O= build dir of the series kernel (bzImage +
 #                   modules); without it the kernel of $KERNEL_TREE (default
@@ -22,7 +22,7 @@
 #                   (by default it is installed and bundled; -m needs it)
 #   --out DIR       where to put the results
 #   --timeout S     guest timeout (default: the -t of ARGS + 900)
-# Exit status 0 only if every RESULT line of the guest is PASS.
+# Exit status 0 only if every result of the guest is PASS.
 . "$(dirname "$0")/lib.sh"
 
 ARGS="-t 300 -p 4 -m 512" OUT='' SRC='' TMO='' BUILD='' STRESS=1
@@ -80,12 +80,13 @@ echo "$ARGS" > "$tests/soak/args"
 rc=0
 # console.log, results.txt, kernel-log.txt, steps.txt (scripts/boot/boot.sh)
 "$TOP/scripts/boot/boot.sh" --timeout "$TMO" "$BUILD" "$tests" soak "$OUT" || rc=1
-tr -d '\r' < "$OUT/console.log" | grep -a '^hmm-soak: ' > "$OUT/soak.txt" || true
+tr -d '\r' < "$OUT/console.log" | sed -n '/^GUEST-BEGIN/,/^==KTAP-BEGIN /p' |
+	grep -a '^# hmm-soak: ' | sed 's/^# //' > "$OUT/soak.txt" || true
 echo
 grep -av '^hmm-soak: [0-9]* s: ' "$OUT/soak.txt" || true
 echo
 cat "$OUT/results.txt"
-[ -s "$OUT/results.txt" ] || { warn "no RESULT lines in $OUT/console.log"; rc=1; }
+[ -s "$OUT/results.txt" ] || { warn "no results (KTAP) in $OUT/console.log"; rc=1; }
 grep -q ' FAIL' "$OUT/results.txt" && rc=1
 grep -qx 'kernel-log PASS' "$OUT/steps.txt" ||
 	{ warn "kernel log has warnings: $OUT/kernel-log.txt"; rc=1; }

@@ -8,7 +8,8 @@
 # scan of the kernel log (scripts/check/check-log.sh) and the guest's
 # results (scripts/boot/guest-results.sh). Into OUT_DIR:
 #   console.log     the serial console
-#   results.txt     "RESULT SUITE TEST STATUS [extra]", one line per test
+#   results.txt     "RESULT SUITE TEST STATUS [extra]", one line per test,
+#                   from the suites' KTAP (scripts/boot/guest-results.sh)
 #   kernel-log.txt  what check-log.sh found (also on stderr)
 #   steps.txt       "STEP PASS|FAIL" for the steps initramfs, boot (the
 #                   guest reached its end marker with rc=0) and kernel-log
@@ -61,6 +62,6 @@ else
 	step kernel-log FAIL || ok=0
 fi
 cat "$klog" >&2
-"$TOP/scripts/boot/guest-results.sh" "$con" > "$res"
+"$TOP/scripts/boot/guest-results.sh" --suites "$suites" "$con" > "$res"
 log "boot: $(grep -c ' PASS' "$res" || true) passed, $(grep -c ' FAIL' "$res" || true) failed; $(paste -sd ' ' "$steps") ($out)"
 [ $ok = 1 ]

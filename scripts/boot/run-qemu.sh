@@ -35,4 +35,4 @@ set -e
 log "qemu: exited $qrc after $(( $(date +%s) - start ))s"
 [ $qrc -eq 124 ] && { echo "run-qemu: TIMEOUT after ${tmo}s" >> "$logf"; die "guest timed out after ${tmo}s (log: $logf)"; }
 grep -q '^GUEST-END rc=' "$logf" || die "guest did not reach its end marker (crash or panic?): see $logf"
-grep -q '^GUEST-END rc=0' "$logf" || { log "guest reported failures (see RESULT lines in $logf)"; exit 1; }
+grep -q '^GUEST-END rc=0' "$logf" || { log "guest reported failures (see the KTAP blocks in $logf)"; exit 1; }

@@ -48,7 +48,9 @@ for p in "${patches[@]}"; do
 		printf 'checkpatch: %s:\n%s\n' "$b" "$out" >&2
 		bad=$((bad + 1))
 	fi
-	subj=$(sed -n 's/^Subject: \(\[PATCH[^]]*\] \)\{0,1\}//p' "$p" | head -n1)
+	# The subject without its "[PATCH]", "[PATCH 03/38]" or "[RFC PATCH 03/38]"
+	# (mail-series.sh) prefix.
+	subj=$(sed -n 's/^Subject: \(\[[^]]*PATCH[^]]*\] \)\{0,1\}//p' "$p" | head -n1)
 	if ! [[ $subj =~ ^[a-zA-Z0-9_.,/\ -]+:\ [^\ ] ]]; then
 		echo "checkpatch: $b: subject '$subj' is not 'area/sub: summary'" >&2
 		bad=$((bad + 1))

@@ -4,15 +4,27 @@
 # The mailing-list form of the series: git format-patch of hmm/base..hmm/series
 # in the kernel tree (as export.sh), threaded under a cover letter whose
 # subject and text come from Documentation/cover-letter.txt, with base-commit;
-# plus DIR/series.mbox, all messages in one mbox. Nothing is sent.
+# plus DIR/series.mbox, all messages in one mbox. Subjects are
+# "[RFC PATCH nn/NN]". Nothing is sent.
+# The sender is the From: of every message and signs off every patch
+# (Signed-off-by, last): sendemail.from or else user.name and user.email of
+# this repository's git configuration, as git send-email takes them. The
+# script refuses to run (exit 2) without one, or with a placeholder: the
+# patch store's neutral author, an address at example.com/.org/.net or under
+# another name reserved for examples (.example, .invalid, .test, .localhost),
+# a noreply address, or a domain without a dot. A patch whose stored author
+# is a placeholder is mailed as the sender's; any other author stays the
+# author (a "From:" line opens the body). Placeholder trailers are dropped.
 #   --out DIR     output directory (default $HMM_WORKDIR/outgoing; old *.patch,
 #                 series.mbox and b4/ in it are removed first)
 #   --to ADDR     To: on every message (repeatable; default none)
-#   --from IDENT  From: of every message (default: the author of the series tip)
+#   --from IDENT  the sender, "Full Name <address>", instead of git's
+#                 configuration (checked the same way)
 #   --check       checkpatch --strict of each patch; the mailed series is the
 #                 one in patches/ (patch-ids); b4 am of series.mbox (offline),
 #                 git am onto hmm/base in a temporary worktree, the tree must be
-#                 hmm/series' tree. One line per check; exit 1 on a failure.
+#                 hmm/series' tree and the authors those mailed. One line per
+#                 check; exit 1 on a failure.
 . "$(dirname "$0")/../lib.sh"
 
 OUT=$WORKDIR/outgoing CHECK=0 FROM=
@@ -28,7 +40,73 @@ while [ $# -gt 0 ]; do
 	esac
 	shift
 done
-need_pkgs git b4
+
+# The neutral identity the patch store keeps as author and Signed-off-by.
+PLACEHOLDER_NAME="HMM series developers"
+PLACEHOLDER_EMAIL="hmm-series@example.org"
+IDENT_RE='^([^<>]*[^<>[:space:]])[[:space:]]*<([^<>[:space:]]+@[^<>[:space:]]+)>$'
+
+# is_placeholder IDENT: IDENT ("Name <address>") stands for nobody: the
+# store's neutral identity, or an address under a name reserved for
+# examples and tests (RFC 2606, RFC 6761) or git's "(none)" host.
+is_placeholder() {
+	local name addr domain
+	[[ $1 =~ $IDENT_RE ]] || return 1
+	name=${BASH_REMATCH[1],,} addr=${BASH_REMATCH[2],,}
+	domain=${addr##*@}
+	[ "$name" = "${PLACEHOLDER_NAME,,}" ] && return 0
+	[ "$addr" = "$PLACEHOLDER_EMAIL" ] && return 0
+	case ".$domain" in
+	*.example.com|*.example.org|*.example.net|*.example|*.invalid|*.test|\
+	*.localhost|*.localdomain|*".(none)") return 0 ;;
+	esac
+	return 1
+}
+
+# sender_problem IDENT: why IDENT may not send and sign off the series;
+# nothing if it may.
+sender_problem() {
+	local addr
+	if ! [[ $1 =~ $IDENT_RE ]]; then
+		echo "'$1' is not 'Full Name <address>'"
+		return
+	fi
+	addr=${BASH_REMATCH[2],,}
+	if is_placeholder "$1"; then
+		echo "'$1' is a placeholder, not a person"
+	elif [[ ${addr##*@} != *.* ]]; then
+		echo "'$1' has no mail domain"
+	elif [[ $addr =~ (^|[.@+-])no-?reply([.@+-]|$) ]]; then
+		echo "'$1' is a noreply address: nobody would read the replies"
+	fi
+}
+
+# The sender, as git send-email finds it: --from, sendemail.from, or
+# user.name and user.email of this repository's configuration (local,
+# global, system, or GIT_CONFIG_* in the environment).
+problem=
+if [ -n "$FROM" ]; then
+	SENDER=$FROM src="--from"
+elif SENDER=$(git -C "$TOP" config sendemail.from); then
+	src="git config sendemail.from"
+else
+	name=$(git -C "$TOP" config user.name || :)
+	email=$(git -C "$TOP" config user.email || :)
+	SENDER="$name <$email>" src="git config user.name / user.email"
+	[ -n "$name" ] && [ -n "$email" ] || problem="not set"
+fi
+[ -n "$problem" ] || problem=$(sender_problem "$SENDER")
+[ -z "$problem" ] || usage_error "no sender identity to mail the series with ($src: $problem).
+Nothing posted may carry a placeholder identity: set your own, e.g.
+  git -C $TOP config user.name 'Your Name'
+  git -C $TOP config user.email you@your.domain
+(or sendemail.from, or --from 'Your Name <you@your.domain>')"
+[[ $SENDER =~ $IDENT_RE ]]
+SENDER_NAME=${BASH_REMATCH[1]} SENDER_EMAIL=${BASH_REMATCH[2]}
+SENDER="$SENDER_NAME <$SENDER_EMAIL>"
+
+need_pkgs git
+[ $CHECK = 0 ] || need_pkgs b4
 ensure_tree
 rev=$SERIES_BRANCH
 git -C "$KTREE" rev-parse -q --verify "$rev^{commit}" >/dev/null ||
@@ -38,14 +116,15 @@ git -C "$KTREE" merge-base --is-ancestor "$BASE_TAG" "$rev" || die "$rev does no
 base=$(git -C "$KTREE" rev-parse "$BASE_TAG^{commit}")
 n=$(git -C "$KTREE" rev-list --count "$BASE_TAG..$rev")
 [ "$n" -gt 0 ] || die "$BASE_TAG..$rev is empty: nothing to mail"
-[ -n "$FROM" ] || FROM=$(git -C "$KTREE" log -1 --format='%an <%ae>' "$rev")
 
-# The cover letter file: "Subject: [PATCH 00/N] text", a blank line, the body.
+# The cover letter file: "Subject: [RFC PATCH 00/N] text", a blank line,
+# the body.
+PREFIX="RFC PATCH"
 cl=$TOP/Documentation/cover-letter.txt
 [ -f "$cl" ] || die "no $cl"
 subj_line=$(head -n1 "$cl")
-[[ $subj_line =~ ^Subject:\ \[PATCH\ 0+/([0-9]+)\]\ (.+)$ ]] ||
-	die "$cl: first line must be 'Subject: [PATCH 00/N] ...'"
+[[ $subj_line =~ ^Subject:\ \[$PREFIX\ 0+/([0-9]+)\]\ (.+)$ ]] ||
+	die "$cl: first line must be 'Subject: [$PREFIX 00/N] ...'"
 [ "$((10#${BASH_REMATCH[1]}))" -eq "$n" ] ||
 	die "$cl says ${BASH_REMATCH[1]} patches, $BASE_TAG..$rev has $n: update the cover letter"
 subject=${BASH_REMATCH[2]}
@@ -57,25 +136,70 @@ case "$OUT/" in "$TOP"/*) die "--out $OUT is inside this repository; use a direc
 rm -f "$OUT"/*.patch "$OUT/series.mbox"
 rm -rf "$OUT/b4"
 
+# The series as it is mailed: the commits of hmm/series again, with their
+# trees, author dates and committers, but
+#  - a placeholder author replaced by the sender: a placeholder cannot
+#    certify the Developer's Certificate of Origin, and an in-body "From:"
+#    line naming it would make it the author in every tree that applies
+#    the mail; the sender, who signs off, takes the authorship over;
+#  - trailers that name a placeholder ("Signed-off-by: HMM series
+#    developers <...>") dropped, for the same reason.
+# Any other author stays the author: git format-patch --from then opens the
+# body with a "From:" line for them, as when a maintainer sends someone
+# else's patch. The commits are only written to the object store.
+drop_placeholder_trailers() {
+	local line
+	while IFS= read -r line; do
+		if [[ $line =~ ^[A-Za-z-]+-by:[[:space:]]*(.*)$ ]] &&
+		   is_placeholder "${BASH_REMATCH[1]}"; then
+			continue
+		fi
+		printf '%s\n' "$line"
+	done
+}
+mailed=$base
+while read -r c; do
+	author=$(git -C "$KTREE" log -1 --format='%an <%ae>' "$c")
+	if is_placeholder "$author"; then
+		aname=$SENDER_NAME aemail=$SENDER_EMAIL
+	else
+		aname=$(git -C "$KTREE" log -1 --format=%an "$c")
+		aemail=$(git -C "$KTREE" log -1 --format=%ae "$c")
+	fi
+	mailed=$(git -C "$KTREE" log -1 --format=%B "$c" | drop_placeholder_trailers |
+		GIT_AUTHOR_NAME=$aname GIT_AUTHOR_EMAIL=$aemail \
+		GIT_AUTHOR_DATE=$(git -C "$KTREE" log -1 --format=%ad --date=raw "$c") \
+		GIT_COMMITTER_NAME=$(git -C "$KTREE" log -1 --format=%cn "$c") \
+		GIT_COMMITTER_EMAIL=$(git -C "$KTREE" log -1 --format=%ce "$c") \
+		GIT_COMMITTER_DATE=$(git -C "$KTREE" log -1 --format=%cd --date=raw "$c") \
+		git -C "$KTREE" commit-tree "$c^{tree}" -p "$mailed")
+done < <(git -C "$KTREE" rev-list --reverse "$BASE_TAG..$rev")
+[ "$(git -C "$KTREE" rev-parse "$mailed^{tree}")" = "$(git -C "$KTREE" rev-parse "$rev^{tree}")" ] ||
+	die "the mailed commits do not have the tree of $rev"
+
 # The diff options are export.sh's, so every mailed diff is byte-identical
 # to patches/ (and checkpatch sees exactly what CI checks); --full-index also
 # lets 'git am -3' / 'b4 am -3' find the blobs. Unlike export.sh the
-# messages are numbered, threaded and carry real commit ids: the "From <id>"
-# line is not sent by git send-email, but in DIR it ties each file to its
-# commit in hmm/series, and those ids are reproducible anyway (import.sh
-# fixes committer and date). base-commit is added by --base either way.
-# No signature: the output does not depend on the local git version.
-# format.* settings of the user's git config are overridden where they
-# would change the patches; format.headers (e.g. Cc:) is left to the user
-# (overriding it with an empty value, as export.sh does, adds a blank line
-# after the headers).
+# messages are numbered, threaded and carry commit ids: the "From <id>"
+# line is not sent by git send-email, but in DIR it names the mailed commit
+# (hmm/series with the changes above, same tree), and those ids are
+# reproducible for a given sender (import.sh fixes committer and date).
+# base-commit is added by --base either way. --signoff adds the sender's
+# Signed-off-by (the committer identity) after the others, unless it is
+# already the last. No signature: the output does not depend on the local
+# git version. format.* settings of the user's git config are overridden
+# where they would change the patches; format.headers (e.g. Cc:) is left to
+# the user (overriding it with an empty value, as export.sh does, adds a
+# blank line after the headers).
+GIT_COMMITTER_NAME=$SENDER_NAME GIT_COMMITTER_EMAIL=$SENDER_EMAIL \
 git -C "$KTREE" -c diff.noprefix=false -c diff.mnemonicPrefix=false \
-	-c diff.algorithm=myers -c format.subjectPrefix=PATCH -c format.suffix=.patch \
+	-c diff.algorithm=myers -c format.suffix=.patch -c format.forceInBodyFrom=false \
 	-c format.useAutoBase=false -c format.filenameMaxLength=64 \
 	format-patch -q --cover-letter --cover-from-description=none \
-	--thread=shallow --numbered --base="$base" --from="$FROM" "${TO[@]}" \
+	--subject-prefix="$PREFIX" --thread=shallow --numbered --base="$base" \
+	--from="$SENDER" --signoff "${TO[@]}" \
 	--no-signature --no-renames --full-index --no-binary --stat=80 \
-	-o "$OUT" "$BASE_TAG..$rev" >/dev/null
+	-o "$OUT" "$BASE_TAG..$mailed" >/dev/null
 
 cover=$OUT/0000-cover-letter.patch
 [ -f "$cover" ] || die "git format-patch wrote no $cover"
@@ -113,6 +237,16 @@ for f in "${msgs[@]}"; do
 	[ "$(grep -c '^From ' "$f")" -eq 1 ] || die "$f: a line starting with 'From ' would split the mbox"
 	cat "$f"; echo
 done > "$OUT/series.mbox"
+
+# Nothing posted may name a placeholder: no From: (header or in-body), no
+# trailer, no shortlog line, nowhere in the text.
+bad=$(grep -E '^(From|[A-Za-z-]+-by): ' "$OUT/series.mbox" | sed 's/^[A-Za-z-]*: *//' | sort -u |
+	while IFS= read -r id; do
+		if is_placeholder "$id"; then echo "$id"; fi
+	done)
+[ -z "$bad" ] || die "placeholder identities left in $OUT/series.mbox: $bad"
+! grep -qiF -e "$PLACEHOLDER_EMAIL" -e "$PLACEHOLDER_NAME" "$OUT/series.mbox" ||
+	die "$OUT/series.mbox names the placeholder identity: $(grep -niF -e "$PLACEHOLDER_EMAIL" -e "$PLACEHOLDER_NAME" "$OUT/series.mbox" | head -n 3)"
 log "mail-series: cover letter + $n patch(es) in $OUT, mbox $OUT/series.mbox (base-commit $base)"
 [ $CHECK = 1 ] || exit 0
 
@@ -181,14 +315,25 @@ else
 		else
 			result b4-am FAIL "b4 am + git am gave $got commits, tree $(git -C "$wt" rev-parse --short 'HEAD^{tree}'), $rev has $n, tree $(git -C "$KTREE" rev-parse --short "$rev^{tree}")"
 		fi
-		# Authors, author dates and subjects must survive the mail too.
-		# (b4 rewrites message bodies slightly, e.g. blank lines around
-		# trailers, so the bodies are not compared.)
+		# Authors, author dates and subjects must survive the mail too:
+		# those of the mailed commits (a placeholder author replaced by
+		# the sender). (b4 rewrites message bodies slightly, e.g. blank
+		# lines around trailers, so the bodies are not compared.)
 		if [ "$(git -C "$wt" log --format='%an %ae %at %s' "$BASE_TAG..HEAD")" = \
-		     "$(git -C "$KTREE" log --format='%an %ae %at %s' "$BASE_TAG..$rev")" ]; then
-			result b4-authors OK "authors, author dates and subjects as in $rev"
+		     "$(git -C "$KTREE" log --format='%an %ae %at %s' "$BASE_TAG..$mailed")" ]; then
+			result b4-authors OK "authors, author dates and subjects as in $rev, authors as mailed ($(git -C "$wt" log --format='%an' "$BASE_TAG..HEAD" | sort | uniq -c | awk '{ c = $1; $1 = ""; printf "%s%s:%s", s, substr($0, 2), c; s = ", " }'))"
 		else
-			result b4-authors FAIL "authors, author dates or subjects after b4 am + git am differ from $rev"
+			result b4-authors FAIL "authors, author dates or subjects after b4 am + git am differ from the mailed commits"
+		fi
+		# The sender signs off every patch, last.
+		unsigned=$(git -C "$wt" rev-list "$BASE_TAG..HEAD" | while read -r c; do
+			[ "$(git -C "$wt" log -1 --format=%B "$c" | grep '^Signed-off-by: ' | tail -n1)" = \
+			  "Signed-off-by: $SENDER" ] || echo "$c"
+		done | wc -l)
+		if [ "$unsigned" -eq 0 ]; then
+			result sign-off OK "every commit's last Signed-off-by is $SENDER"
+		else
+			result sign-off FAIL "$unsigned commit(s) without $SENDER as last Signed-off-by"
 		fi
 	fi
 fi

@@ -5,48 +5,68 @@
 # The KTAP each module prints (in the kernel log) is echoed to the console
 # and saved in /run/ktap/kunit:MODULE.tap; tests/guest/init prints it again as
 # one block at the end and the host parses it with its KTAP parser
-# (scripts/boot/ktap.awk), as for the kselftest categories. What only the guest
-# can see gets a result line here:
+# (scripts/boot/ktap.awk), as for the kselftest categories. What only the
+# guest can see follows as a second KTAP document (tests/guest/suite-lib.sh):
 #
-#   RESULT kunit:<module> __suite__ FAIL <reason>   (NOTFOUND, UNLOAD,
-#                                                    KERNEL_LOG=n)
+#   __load__         modprobe MODULE worked
+#   __results__      the module printed a KTAP document with at least one
+#                    result (none, or a "1..0", fails as no-KTAP-results)
+#   __kernel_log__   no line of tests/kernel-log.pattern in the kernel log
+#                    while the module ran
+#   __unload__       the module unloads again (one that cannot leaks
+#                    something)
 #
-# The module is unloaded again afterwards; a module that cannot be unloaded
-# fails (it leaks something).
-# Exit status: 0 if no FAIL line was printed, 1 otherwise.
-RESULTS_FILE=${RESULTS_FILE:-}
-TESTS_DIR=${TESTS_DIR:-/tests}
-# tests/kernel-log.pattern, installed by scripts/build/build-guest-tests.sh.
-KLOG_PATTERN=$(grep -v '^#' "$TESTS_DIR/kernel-log.pattern" 2>/dev/null | paste -sd '|')
-KLOG_PATTERN=${KLOG_PATTERN:-WARNING:|BUG:|Oops}
+# Exit status: 0 if none of these failed, 1 otherwise.
+# shellcheck disable=SC2034 # read by /tests/suite-lib.sh
+KTAP_NO_HEADER=1
+# shellcheck disable=SC1090,SC1091
+. "${SUITE_LIB:-/tests/suite-lib.sh}"
 rc=0
+dir=${KTAP_DIR:-/run/ktap}
 
-emit() {
-	_l="RESULT $1 $2 $3${4:+ $4}"
-	echo "$_l"
-	[ -n "$RESULTS_FILE" ] && echo "$_l" >>"$RESULTS_FILE"
-	[ "$3" = FAIL ] && rc=1
-	return 0
-}
-
-mkdir -p /run/ktap
+mkdir -p "$dir"
 for m in "$@"; do
 	s="kunit:$m"
+	tap=$dir/$s.tap
 	base=$(dmesg | wc -l)
 	echo "==KTAP-RUN $s=="
 	if ! modprobe "$m"; then
-		emit "$s" __suite__ FAIL NOTFOUND
+		{ ktap_begin; emit __load__ FAIL NOTFOUND; ktap_end; } | tee "$tap"
+		echo "==KTAP-DONE $s=="
+		rc=1
 		continue
 	fi
 	# The module's lines, without their timestamps; KTAP starts at its
 	# "KTAP version" line.
 	dmesg | tail -n +$((base + 1)) | sed 's/^\[[^]]*\] //' |
-		sed -n '/^K\{0,1\}TAP version/,$p' | tee "/run/ktap/$s.tap"
+		sed -n '/^K\{0,1\}TAP version/,$p' | tee "$tap"
+	nres=0
+	grep -Eq '^K?TAP version [0-9]+$' "$tap" &&
+		nres=$(grep -Ec '^(not )?ok [0-9]+' "$tap")
+	k=$(klog_new "$base" | grep -Ec "$(klog_pattern)")
+	u=0
+	rmmod "$m" || u=1
+	{
+		ktap_begin
+		emit __load__ PASS
+		if [ "${nres:-0}" -gt 0 ]; then
+			emit __results__ PASS "$nres results"
+		else
+			emit __results__ FAIL no-KTAP-results
+		fi
+		if [ "${k:-0}" -gt 0 ]; then
+			emit __kernel_log__ FAIL "KERNEL_LOG=$k"
+		else
+			emit __kernel_log__ PASS
+		fi
+		if [ $u = 0 ]; then
+			emit __unload__ PASS
+		else
+			emit __unload__ FAIL UNLOAD
+		fi
+		ktap_end
+	} | tee -a "$tap"
 	echo "==KTAP-DONE $s=="
-	k=$(dmesg | tail -n +$((base + 1)) |
-		grep -vE '^\[ *[0-9]+\.[0-9]+\] +(\? )?[A-Za-z0-9_.]+\+0x[0-9a-f]+/0x[0-9a-f]+' |
-		grep -Ec "$KLOG_PATTERN")
-	[ "${k:-0}" -gt 0 ] && emit "$s" __kernel__ FAIL "KERNEL_LOG=$k"
-	rmmod "$m" || emit "$s" __suite__ FAIL UNLOAD
+	{ [ "${k:-0}" -gt 0 ] || [ $u = 1 ] || [ "${nres:-0}" = 0 ]; } && rc=1
 done
 exit $rc

@@ -20,10 +20,9 @@
  *                  upstream's test_hmm
  *
  * Each step prints "DEMO N ..." lines, one "DEMO N FAIL: ..." line per wrong
- * number, then "DEMO N step N: PASS|FAIL" and a line
- * "RESULT demo N-NAME PASS|FAIL" (tests/guest/suites/demo.sh copies those to the
- * results file). Exit status 1 if a step failed, 2 if the demo could not
- * start.
+ * number, then "DEMO N step N: PASS|FAIL" and the step's KTAP result,
+ * "ok N N-NAME" or "not ok N N-NAME" (ktap.h; the host parses them). Exit
+ * status 1 if a step failed, 2 if the demo could not start.
  *
  * Needs root, debugfs and the hmm_dummy module (loaded here if missing, and
  * then unloaded at the end); uses a memory cgroup "hmm-demo" under the
@@ -47,6 +46,8 @@
 #include <sys/wait.h>
 
 #include <linux/hmm_dummy.h>
+
+#include "ktap.h"
 
 #define MIB		(1UL << 20)
 #define SIZE		(32 * MIB)
@@ -105,11 +106,12 @@ static void fail(const char *fmt, ...)
 
 static void step_end(void)
 {
+	char name[64];
+
 	demo("step %d: %s", step_no, step_fails ? "FAIL" : "PASS");
-	printf("RESULT demo %d-%s %s%s\n", step_no, step_name,
-	       step_fails ? "FAIL" : "PASS",
-	       step_fails ? " wrong numbers (see the DEMO lines)" : "");
-	fflush(stdout);
+	snprintf(name, sizeof(name), "%d-%s", step_no, step_name);
+	ktap_result(step_fails ? KTAP_FAIL : KTAP_PASS, name,
+		    step_fails ? "wrong numbers (see the DEMO lines)" : NULL);
 	if (step_fails)
 		total_fails++;
 }
@@ -670,13 +672,15 @@ int main(void)
 	psize = sysconf(_SC_PAGESIZE);
 	npages = SIZE / psize;
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	ktap_header();
 
 	if (access(DBG, F_OK))
 		mount("debugfs", "/sys/kernel/debug", "debugfs", 0, NULL);
 	if (access(DEV_NODE, F_OK)) {
 		m0 = memmap_pages();
 		if (run("modprobe", "hmm_dummy")) {
-			printf("DEMO 0 FAIL: cannot load hmm_dummy\nRESULT demo 0-setup FAIL modprobe\n");
+			printf("DEMO 0 FAIL: cannot load hmm_dummy\n");
+			ktap_result(KTAP_FAIL, "0-setup", "modprobe");
 			return 2;
 		}
 		loaded = true;
@@ -687,17 +691,19 @@ int main(void)
 	}
 	fd = open(DEV_NODE, O_RDWR);
 	if (fd < 0 || ioctl(fd, HMM_DUMMY_EXPOSE_MM)) {
-		printf("DEMO 0 FAIL: cannot mirror through %s: %s\nRESULT demo 0-setup FAIL mirror\n",
+		printf("DEMO 0 FAIL: cannot mirror through %s: %s\n",
 		       DEV_NODE, strerror(errno));
+		ktap_result(KTAP_FAIL, "0-setup", "mirror");
 		return 2;
 	}
 	if (!pool_read(0, &p)) {
-		printf("DEMO 0 FAIL: no counters in " DBG "/device0\nRESULT demo 0-setup FAIL debugfs\n");
+		printf("DEMO 0 FAIL: no counters in " DBG "/device0\n");
+		ktap_result(KTAP_FAIL, "0-setup", "debugfs");
 		return 2;
 	}
 	if (!cg_setup()) {
-		printf("DEMO 0 FAIL: no memory cgroup with hmm_device in memory.stat\n"
-		       "RESULT demo 0-setup FAIL memcg\n");
+		printf("DEMO 0 FAIL: no memory cgroup with hmm_device in memory.stat\n");
+		ktap_result(KTAP_FAIL, "0-setup", "memcg");
 		return 2;
 	}
 	/*
@@ -708,7 +714,8 @@ int main(void)
 		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	dst = mmap(NULL, SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (buf == MAP_FAILED || dst == MAP_FAILED) {
-		printf("DEMO 0 FAIL: mmap: %s\nRESULT demo 0-setup FAIL mmap\n", strerror(errno));
+		printf("DEMO 0 FAIL: mmap: %s\n", strerror(errno));
+		ktap_result(KTAP_FAIL, "0-setup", "mmap");
 		return 2;
 	}
 	head = (ALIGN - ((uintptr_t)buf & (ALIGN - 1))) & (ALIGN - 1);

@@ -18,7 +18,7 @@
  * filtered out before it counts: cache-filter=Y with no cache selected,
  * min-order above any order), or both at once in the random iterations.
  *
- * Paths (one "RESULT finj PATH" line each):
+ * Paths (one KTAP result each, "ok N PATH" or "not ok N PATH # ..."; ktap.h):
  *  mirror       HMM_DUMMY_EXPOSE_MM, READ and WRITE: the mirror's directory
  *               allocations, hmm_range_fault() faulting pages in (pte_none,
  *               present, in the other device's memory: migrated back, in
@@ -126,6 +126,8 @@
 #include <sys/wait.h>
 
 #include <linux/hmm_dummy.h>
+
+#include "ktap.h"
 
 #ifndef MADV_HUGEPAGE
 #define MADV_HUGEPAGE 14
@@ -2373,15 +2375,13 @@ static int result(const char *name, int ok, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(detail, sizeof(detail), fmt, ap);
 	va_end(ap);
-	printf("RESULT finj %s %s %s\n", name, ok ? "PASS" : "FAIL", detail);
-	fflush(stdout);
+	ktap_result(ok ? KTAP_PASS : KTAP_FAIL, name, detail);
 	return !ok;
 }
 
 static void skip(const char *name, const char *why)
 {
-	printf("RESULT finj %s SKIP %s\n", name, why);
-	fflush(stdout);
+	ktap_result(KTAP_SKIP, name, why);
 }
 
 static int run_path(enum path p)
@@ -2593,6 +2593,7 @@ int main(int argc, char **argv)
 		}
 	}
 	rng_state = opt_seed;
+	ktap_header();
 
 	if (access(FSLAB "probability", W_OK) ||
 	    access(FPAGE "probability", W_OK)) {

@@ -60,7 +60,7 @@
  *
  * all: perm, scm, then fuzz.
  *
- * Output: "RESULT fuzz NAME PASS|FAIL [detail]" lines, the inputs tried per
+ * Output: KTAP (ktap.h), one result per check, the inputs tried per
  * ioctl and context with the result counts. Exit status 0 only if all pass.
  */
 #define _GNU_SOURCE
@@ -90,6 +90,8 @@
 #include <sys/wait.h>
 
 #include <linux/hmm_dummy.h>
+
+#include "ktap.h"
 
 #ifndef MADV_FREE
 #define MADV_FREE 8
@@ -3048,9 +3050,7 @@ static int result(const char *name, int ok, const char *fmt, ...)
 		vsnprintf(note, sizeof(note), fmt, ap);
 		va_end(ap);
 	}
-	printf("RESULT fuzz %s %s%s%s\n", name, ok ? "PASS" : "FAIL",
-	       note[0] ? " " : "", note);
-	fflush(stdout);
+	ktap_result(ok ? KTAP_PASS : KTAP_FAIL, name, note);
 	return ok ? 0 : 1;
 }
 
@@ -3866,6 +3866,7 @@ int main(int argc, char **argv)
 		if (!read_dstats(d, &s))
 			pool_pages[d] = s.pages;
 	}
+	ktap_header();
 	printf("hmm-fuzz: mode %s, seed %" PRIu64 " (-s %" PRIu64 "), %d s, %d workers, racer %s, arena %zu MiB, K %zu KiB\n",
 	       mode, opt_seed, opt_seed, opt_time, opt_procs, opt_racer ? "on" : "off",
 	       opt_arena_mib, opt_k_kib);

@@ -27,7 +27,7 @@
  * its starting value and prints the operation counts, pages migrated to the
  * devices (sum of HMM_DUMMY_MIGRATE_TO results), pages migrated back
  * (debugfs from_device deltas), bytes verified and errors, and
- * "RESULT soak NAME PASS|FAIL" lines. Exit status 0 only if all pass.
+ * KTAP results (ktap.h), one per check. Exit status 0 only if all pass.
  *
  * -m MiB starts stress-ng (memory pressure, and THP churn) in the background
  * when a stress-ng binary is found in PATH; the soak runs without it too.
@@ -52,6 +52,8 @@
 #include <sys/wait.h>
 
 #include <linux/hmm_dummy.h>
+
+#include "ktap.h"
 
 #ifndef MADV_HUGEPAGE
 #define MADV_HUGEPAGE 14
@@ -1214,8 +1216,7 @@ static int result(const char *name, int ok, const char *fmt, ...)
 		vsnprintf(note, sizeof(note), fmt, ap);
 		va_end(ap);
 	}
-	printf("RESULT soak %s %s%s%s\n", name, ok ? "PASS" : "FAIL",
-	       note[0] ? " " : "", note);
+	ktap_result(ok ? KTAP_PASS : KTAP_FAIL, name, note);
 	return ok ? 0 : 1;
 }
 
@@ -1259,6 +1260,7 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	setvbuf(stderr, NULL, _IOLBF, 0);
 
+	ktap_header();
 	printf("hmm-soak: seed %" PRIu64 " (-s %" PRIu64 "), %d s, %d workers, %d regions of 1-%d MiB, threads %s, stress-ng %d MiB\n",
 	       opt_seed, opt_seed, opt_time, opt_procs, opt_regions, opt_max_mib,
 	       opt_threads ? "on" : "off", opt_stress_mib);

@@ -3,7 +3,8 @@
 # Guest suite "bench" (/tests/suites/bench, run by tests/guest/init): loads
 # test_hmm and hmm_dummy (devmem_mb sized for the migration rows) when
 # present, runs /tests/bench/hmm-bench and prints its table and CSV between
-# markers for scripts/bench.sh.
+# markers for scripts/bench.sh, and its KTAP results (hmm-bench, the
+# module unload).
 # hmm-bench's evict group reloads hmm_dummy with its own small pool (-E)
 # and loads it back with devmem_mb as set here afterwards.
 # Not part of tests/plans/*: run it with scripts/bench.sh.
@@ -25,7 +26,7 @@ if [ ! -c /dev/hmm_dmirror0 ]; then
 		f1=$(awk '/^MemFree:/ { print $2 }' /proc/meminfo)
 		load_kb=$((f0 - f1))
 	else
-		echo "bench: no test_hmm module: upstream rows skipped"
+		echo "# bench: no test_hmm module: upstream rows skipped"
 	fi
 fi
 # hmm_dummy's fake device memory (devmem_mb MiB of system pages per device,
@@ -54,18 +55,18 @@ devmem_mb() {
 mb=$(devmem_mb)
 if [ ! -c /dev/hmm_dummy_device00 ]; then
 	modprobe hmm_dummy devmem_mb="$mb" 2>/dev/null ||
-		echo "bench: no hmm_dummy module (or no $mb MiB of device memory): series rows skipped"
+		echo "# bench: no hmm_dummy module (or no $mb MiB of device memory): series rows skipped"
 fi
 have=$(cat /sys/module/hmm_dummy/parameters/devmem_mb 2>/dev/null)
 [ -z "$have" ] || [ "$have" -ge "$mb" ] ||
-	echo "bench: hmm_dummy already loaded with devmem_mb=$have < $mb: ours' large migrations are partial"
+	echo "# bench: hmm_dummy already loaded with devmem_mb=$have < $mb: ours' large migrations are partial"
 # devtmpfs creates the nodes asynchronously
 for _ in 1 2 3 4 5; do
 	{ lsmod | grep -q '^test_hmm' && [ ! -c /dev/hmm_dmirror0 ]; } ||
 	{ lsmod | grep -q '^hmm_dummy' && [ ! -c /dev/hmm_dummy_device00 ]; } || break
 	sleep 1
 done
-echo "bench: hmm-bench $args (THP enabled: $(cat /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null))"
+echo "# bench: hmm-bench $args (THP enabled: $(cat /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null))"
 cd /tmp || exit 1
 # shellcheck disable=SC2086 # args is a word list
 if HMM_BENCH_TESTHMM_LOAD_KB=$load_kb $B/hmm-bench $args -o /tmp/hmm-bench.csv -p; then

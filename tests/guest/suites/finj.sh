@@ -4,7 +4,7 @@
 # injection through the HMM mirror and migration paths (tests/programs/hmm-finj.c):
 # failslab and fail_page_alloc, only for the test process (task-filter,
 # make-it-fail / fail-nth), and hmm_dummy's deviceN_fail_copy. Loads
-# hmm_dummy if needed, runs /tests/finj/hmm-finj (its RESULT lines: faults
+# hmm_dummy if needed, runs /tests/finj/hmm-finj (a KTAP subtest: faults
 # injected / survived per path, and the accounting after each path), then
 # checks the whole suite: device pools back to 0 pages in use, MemAvailable
 # back within the tolerance, no kernel problem report, kmemleak (when the
@@ -23,7 +23,7 @@ args=""
 # otherwise); the check over the whole run below keeps its 2 MiB.
 if dmesg | grep -q 'KernelAddressSanitizer initialized'; then
 	args="-M 8192"
-	echo "finj: KASAN kernel: per-path MemFree tolerance 8 MiB (lazy vmap purge of KASAN shadow)"
+	echo "# finj: KASAN kernel: per-path MemFree tolerance 8 MiB (lazy vmap purge of KASAN shadow)"
 fi
 [ -f $S/args ] && args="$args $(cat $S/args)"
 DBG=/sys/kernel/debug
@@ -88,7 +88,7 @@ done
 printk0=$(awk '{ print $1 }' /proc/sys/kernel/printk)
 dmesg -n 4
 
-echo "finj: hmm-finj $args (devmem_mb=$(cat /sys/module/hmm_dummy/parameters/devmem_mb 2>/dev/null)," \
+echo "# finj: hmm-finj $args (devmem_mb=$(cat /sys/module/hmm_dummy/parameters/devmem_mb 2>/dev/null)," \
      "swap: $(awk 'NR > 1 { n++ } END { print n + 0 }' /proc/swaps) device(s))"
 cd /tmp || exit 1
 # shellcheck disable=SC2086 # args is a word list
@@ -137,7 +137,7 @@ probs=$(dmesg | tail -n +$((dmesg_lines0 + 1)) | grep -E "$BAD" | head -n 20)
 if [ -z "$probs" ]; then
 	emit dmesg PASS "$(dmesg | tail -n +$((dmesg_lines0 + 1)) | wc -l) new lines, no problem report"
 else
-	echo "$probs"
+	echo "$probs" | sed 's/^/# /'
 	emit dmesg FAIL "$(echo "$probs" | head -n 1)"
 	rc=1
 fi

@@ -7,7 +7,8 @@
 # with SCM_RIGHTS gives no access to the owner's memory; the last close in
 # another process migrates the owner's pages back), then the fuzzer for a
 # bounded time. Afterwards no device page may be in use on either device
-# and hmm_dummy must unload (no mirror leaked). RESULT fuzz ... lines.
+# and hmm_dummy must unload (no mirror leaked). Output: one KTAP document
+# (/tests/suite-lib.sh), each hmm-fuzz run a subtest with its own results.
 # Arguments of the fuzzer: /tests/fuzz/args if present, default "-t 60 -p 2"
 # (see hmm-fuzz -h; -s SEED replays a run).
 # shellcheck disable=SC2034 # read by /tests/suite-lib.sh (tests/guest/)
@@ -38,12 +39,12 @@ done
 grep -q ' /sys/kernel/debug ' /proc/mounts || mount -t debugfs debugfs /sys/kernel/debug
 cd /tmp || exit 1
 
-# One hmm-fuzz run: its RESULT lines go to the results file, and a line for
-# its exit status (hmm-fuzz-NAME).
+# One hmm-fuzz run: its KTAP as a subtest of the result hmm-fuzz-NAME (FAIL
+# if it exits non-zero).
 run() {
 	name=$1
 	shift
-	echo "fuzz: hmm-fuzz $*"
+	echo "# fuzz: hmm-fuzz $*"
 	run_program "hmm-fuzz-$name" $F/hmm-fuzz "$@" || rc=1
 }
 

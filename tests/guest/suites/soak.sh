@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # Guest suite "soak" (/tests/suites/soak, run by tests/guest/init): loads
 # hmm_dummy with a device memory pool sized for the soak, makes sure swap on
-# zram is there, runs /tests/soak/hmm-soak and keeps its RESULT lines.
+# zram is there, runs /tests/soak/hmm-soak (its KTAP results a subtest of
+# the result hmm-soak) and checks that hmm_dummy unloads.
 # Not part of tests/plans/*: run it with scripts/soak.sh.
 # Arguments: /tests/soak/args if present (scripts/soak.sh writes it).
 # /tests/soak/bin/stress-ng, when bundled, gives the -m background pressure.
@@ -58,12 +59,12 @@ if ! awk 'NR > 1 { found = 1 } END { exit !found }' /proc/swaps; then
 	if [ -e /sys/block/zram0/disksize ] &&
 	   echo 1G > /sys/block/zram0/disksize 2>/dev/null &&
 	   mkswap /dev/zram0 >/dev/null && swapon /dev/zram0; then
-		echo "soak: swap on zram0"
+		echo "# soak: swap on zram0"
 	else
-		echo "soak: no swap (no zram): nothing is pushed out"
+		echo "# soak: no swap (no zram): nothing is pushed out"
 	fi
 fi
-echo "soak: hmm-soak $args (devmem_mb=$(cat /sys/module/hmm_dummy/parameters/devmem_mb 2>/dev/null)," \
+echo "# soak: hmm-soak $args (devmem_mb=$(cat /sys/module/hmm_dummy/parameters/devmem_mb 2>/dev/null)," \
      "THP: $(cat /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null)," \
      "stress-ng: $(command -v stress-ng || echo none))"
 cd /tmp || exit 1
