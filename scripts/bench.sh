@@ -9,8 +9,9 @@
 # bench-NAME.csv, console-NAME.log (NAME: series, and base with --base).
 #   BUILD_DIR       an existing O= build dir (bzImage + modules); without it
 #                   the series kernel is built with scripts/build/build.sh in
-#                   $HMM_WORKDIR/build/bench from $KERNEL_TREE (guest.config
-#                   + hmm.config)
+#                   $HMM_WORKDIR/BASE/build/bench from the base's tree
+#                   (HMM_BASE; KERNEL_TREE, default ~/.cache/hmm-series/linux-7.3,
+#                   for 6.12 .../linux; guest.config + hmm.config)
 #   --src TREE      kernel source for the uapi headers (default: the tree the
 #                   build dir was built from, else $KERNEL_TREE)
 #   --base DIR      also boot this base-kernel build dir and print the
@@ -62,7 +63,8 @@ if [ -z "$BUILD" ]; then
 	ensure_tree
 	BUILD=$BUILD_ROOT/bench
 	log "no BUILD_DIR: building the kernel of $KTREE in $BUILD"
-	"$TOP/scripts/build/build.sh" "$KTREE" "$BUILD" "$TOP/configs/guest.config" "$TOP/configs/hmm.config"
+	mapfile -t cfg < <(configs guest hmm)
+	"$TOP/scripts/build/build.sh" "$KTREE" "$BUILD" "${cfg[@]}"
 fi
 [ -f "$BUILD/arch/x86/boot/bzImage" ] || die "no $BUILD/arch/x86/boot/bzImage"
 label=$(basename "$BUILD")

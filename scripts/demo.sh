@@ -14,7 +14,8 @@ need_pkgs "${BUILD_PKGS[@]}"
 WT=$WORKDIR/demo-tree
 "$TOP/scripts/series/import.sh" --worktree "$WT"
 out=$BUILD_ROOT/series
-"$TOP/scripts/build/build.sh" "$WT" "$out" "$TOP/configs/guest.config" "$TOP/configs/hmm.config"
+mapfile -t cfg < <(configs guest hmm)
+"$TOP/scripts/build/build.sh" "$WT" "$out" "${cfg[@]}"
 R=$WORKDIR/results/demo
 rm -rf "$R" && mkdir -p "$R"
 "$TOP/scripts/build/build-guest-tests.sh" "$WT" "$R/tests" >"$R/guest-tests.log" 2>&1 ||

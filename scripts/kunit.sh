@@ -13,8 +13,7 @@ case "${1:-}" in -h|--help) usage; exit 0 ;; -*) usage_error "unknown option $1"
 tree=$(cd "$1" && pwd) out=$2
 [ -f "$tree/mm/.kunitconfig" ] || die "no mm/.kunitconfig in $tree"
 need_pkgs python3 qemu-system-x86 ccache
-export CCACHE_DIR=${CCACHE_DIR:-$WORKDIR/ccache}
-export CCACHE_BASEDIR=$WORKDIR CCACHE_NOHASHDIR=1
+use_ccache
 mkdir -p "$BUILD_ROOT/kunit"
 # --raw_output=kunit: kunit.py extracts the KTAP and prints it unparsed;
 # the host parses it with the same parser as every other KTAP.

@@ -9,9 +9,10 @@
 # (results.txt, parsed from the suite's KTAP) and the console log go to OUT (default
 # results/soak-LABEL-DATE/ of this repository).
 #   BUILD_DIR       an existing O= build dir of the series kernel (bzImage +
-#                   modules); without it the kernel of $KERNEL_TREE (default
-#                   ~/.cache/hmm-series/linux) is built with scripts/build/build.sh
-#                   in $HMM_WORKDIR/build/soak (guest.config + hmm.config)
+#                   modules); without it the kernel of the base's tree
+#                   (HMM_BASE; KERNEL_TREE, default ~/.cache/hmm-series/linux-7.3,
+#                   for 6.12 .../linux) is built with scripts/build/build.sh
+#                   in $HMM_WORKDIR/BASE/build/soak (guest.config + hmm.config)
 #   --src TREE      kernel source for the uapi headers (default: the tree the
 #                   build dir was built from, else $KERNEL_TREE)
 #   --args "ARGS"   hmm-soak arguments (default "-t 300 -p 4 -m 512"; see
@@ -60,7 +61,8 @@ if [ -z "$BUILD" ]; then
 	ensure_tree
 	BUILD=$BUILD_ROOT/soak
 	log "no BUILD_DIR: building the kernel of $KTREE in $BUILD"
-	"$TOP/scripts/build/build.sh" "$KTREE" "$BUILD" "$TOP/configs/guest.config" "$TOP/configs/hmm.config"
+	mapfile -t cfg < <(configs guest hmm)
+	"$TOP/scripts/build/build.sh" "$KTREE" "$BUILD" "${cfg[@]}"
 fi
 [ -f "$BUILD/arch/x86/boot/bzImage" ] || die "no $BUILD/arch/x86/boot/bzImage"
 [ -n "$SRC" ] || SRC=$(cat "$BUILD/.hmm-src" 2>/dev/null || echo "$KTREE")

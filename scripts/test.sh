@@ -80,7 +80,7 @@ boot() {
 }
 
 summary() {
-	local known=$TOP/tests/known-failures
+	local known=$KNOWN_FAILURES
 	# Known base failures count as xfail wherever they fail.
 	awk 'NR == FNR { if ($0 !~ /^#/ && NF >= 2) kf[$1 " " $2] = 1; next }
 	     { s = $4; if (s == "FAIL" && (($2 " " $3) in kf)) s = "XFAIL"; print $1, $2, $3, s }' \
@@ -102,7 +102,7 @@ summary() {
 		echo "failed:"
 		awk '$4 == "FAIL" { print "  " $1, $2, $3 }' "$R/final.txt" | head -n 50
 	fi
-	echo "known base failures (tests/known-failures), not counted as failed: $x"
+	echo "known base failures (${KNOWN_FAILURES#"$TOP/"}), not counted as failed: $x"
 	echo "Under TCG only ratios mean anything; logs: $R"
 	echo "$p passed, $f failed, $s skipped"
 	[ "$f" -eq 0 ]
@@ -145,11 +145,13 @@ stage apply-check "$TOP/scripts/series/apply-check.sh" "$WT" || true
 # Developer loop: exporting the unchanged import gives the same bytes.
 roundtrip() {
 	rm -rf "$R/export" && "$TOP/scripts/series/export.sh" --tree "$WT" --out "$R/export" HEAD &&
-	diff -r "$TOP/patches" "$R/export/patches" && diff "$TOP/series" "$R/export/series"
+	diff -r "$SERIES_DIR/patches" "$R/export/patches" && diff "$SERIES_DIR/series" "$R/export/series"
 }
 stage export-roundtrip roundtrip || true
-stage config-debug "$TOP/scripts/build/config.sh" "$WT" "$BUILD_ROOT/debug" \
-	"$TOP/configs/guest.config" "$TOP/configs/hmm.config" "$TOP/configs/debug.config" || true
+mapfile -t CFG_BASE < <(configs guest)
+mapfile -t CFG_SERIES < <(configs guest hmm)
+mapfile -t CFG_DEBUG < <(configs guest hmm debug)
+stage config-debug "$TOP/scripts/build/config.sh" "$WT" "$BUILD_ROOT/debug" "${CFG_DEBUG[@]}" || true
 
 # Base kernel first (same worktree path, so ccache serves the series build).
 SAME=0
@@ -160,7 +162,7 @@ SAME=0
 BASE_OK=0
 if [ $QUICK = 0 ] && [ $SAME = 0 ]; then
 	git -C "$WT" checkout -q --detach "$BASE_TAG"
-	stage build-base "$TOP/scripts/build/build.sh" "$WT" "$BUILD_ROOT/base" "$TOP/configs/guest.config" && BASE_OK=1
+	stage build-base "$TOP/scripts/build/build.sh" "$WT" "$BUILD_ROOT/base" "${CFG_BASE[@]}" && BASE_OK=1
 	git -C "$WT" checkout -q --detach "$HEAD_COMMIT"
 fi
 # The series build and bisect-build start from the base objects (same
@@ -168,7 +170,7 @@ fi
 SEED=()
 [ $BASE_OK = 1 ] && SEED=(--seed-from "$BUILD_ROOT/base")
 stage build-series "$TOP/scripts/build/build.sh" "${SEED[@]}" "$WT" "$BUILD_ROOT/series" \
-	"$TOP/configs/guest.config" "$TOP/configs/hmm.config" || finish
+	"${CFG_SERIES[@]}" || finish
 stage guest-tests "$TOP/scripts/build/build-guest-tests.sh" "$WT" "$R/tests" || finish
 # The series' KUnit tests the KUnit way: kunit.py with mm/.kunitconfig, in
 # QEMU; its KTAP goes through the host's KTAP parser into the results.
@@ -182,7 +184,7 @@ if [ $QUICK = 0 ]; then
 	# kernel-doc of the touched files and exported functions, and the mm
 	# book of the in-kernel documentation built with Sphinx.
 	stage kernel-doc "$TOP/scripts/check/kdoc-check.sh" --htmldocs "$WT" || true
-	# The series under Debian's own 6.12 config (compile the touched files).
+	# The series under Debian's own config of the base (compile the touched files).
 	stage distro-config "$TOP/scripts/build/distro-pkg.sh" --debian --compile-only "$WT" || true
 	# bisect-build checks out each commit in $WT (its objects belong to
 	# that path) and checks HEAD out again when it ends, however it ends.
@@ -194,7 +196,7 @@ if [ $QUICK = 0 ]; then
 	# too. Reuses the bisect objects (the head, HMM=y): kbuild rebuilds
 	# only what depends on the symbols that change.
 	stage build-nohmm "$TOP/scripts/build/build.sh" "$WT" "$BUILD_ROOT/bisect" \
-		"$TOP/configs/guest.config" || true
+		"${CFG_BASE[@]}" || true
 fi
 
 boot series "$BUILD_ROOT/series" upstream series || true
@@ -220,8 +222,8 @@ cmp_results() {
 		[ "$st" = FAIL ] || continue
 		# The key "SUITE TEST" as a string (test names hold ( ) . +).
 		awk -v k="$s $t" '$0 == k || index($0, k " ") == 1 { f = 1 } END { exit !f }' \
-			"$TOP/tests/known-failures" ||
-			{ echo "base kernel: $s $t fails and is not in tests/known-failures"; bad=1; }
+			"$KNOWN_FAILURES" ||
+			{ echo "base kernel: $s $t fails and is not in ${KNOWN_FAILURES#"$TOP/"}"; bad=1; }
 	done < "$R/base.res"
 	# Every upstream suite must have run tests of its own on the base
 	# kernel (not only the runner's __timeout__, __kernel_log__, ...):
@@ -274,7 +276,7 @@ if [ $QUICK = 0 ] || [ $SAME = 1 ]; then
 fi
 if [ $DEBUG = 1 ]; then
 	stage build-debug "$TOP/scripts/build/build.sh" "$WT" "$BUILD_ROOT/debug" \
-		"$TOP/configs/guest.config" "$TOP/configs/hmm.config" "$TOP/configs/debug.config" &&
+		"${CFG_DEBUG[@]}" &&
 	# The debug kernel runs the tests about 3 times slower than the
 	# normal one under TCG (a debug boot is expected to take ~2270 s):
 	# 3 times the boot cap and the per-category timeout

@@ -18,8 +18,9 @@
 # SRC_TREE is never written to: the uapi headers are generated with
 # "make O=OUT_DIR/hdr headers", everything else goes to OUT_DIR as well.
 #
-# tests/selftest-fixes/*.patch (or HMM_SELFTEST_FIXES/*.patch: another base
-# needs its own, e.g. port/7.3/selftest-fixes) are fixes to upstream selftests that CI carries
+# tests/selftest-fixes/*.patch, and on a backport also its own
+# (backports/6.12/selftest-fixes/*.patch; lib.sh's SELFTEST_FIXES, by
+# HMM_BASE), are fixes to upstream selftests that CI carries
 # (each one a git format-patch file against the kernel tree, with its
 # reason).  They are applied to a private copy of tools/testing/selftests/mm
 # in OUT_DIR/fixsrc, and the mm selftests are built from that copy.
@@ -54,7 +55,8 @@ Outputs:
                                 hooks (scripts/build/build-soak.sh; series
                                 tree only, optional)
   OUT_DIR/fixsrc/               tools/testing/selftests/mm with the fixes of
-                                tests/selftest-fixes/ applied
+                                tests/selftest-fixes/ (and of the backport,
+                                HMM_BASE) applied
   OUT_DIR/logs/kselftest.log    the output of the kselftest build
 
 Environment:
@@ -98,15 +100,19 @@ MM=tools/testing/selftests/mm
 
 log() { echo "build-guest-tests: $*" >&2; }
 
-# fix_tree SRC OUT FIXES_DIR: print the root to build the mm selftests
-# from: OUT/fixsrc, a copy of SRC/$MM with every fix applied, and symlinks
+# fix_tree SRC OUT FIXES_DIR...: print the root to build the mm selftests
+# from: OUT/fixsrc, a copy of SRC/$MM with every fix applied (the
+# directories in order, each in file name order), and symlinks
 # for the rest of SRC. The selftests build writes into its source directory
 # (check_config.sh's local_config.*), and SRC stays read-only.  A fix the tree already contains is skipped; one that applies
 # neither way is an error.
 fix_tree() {
-	local src=$1 out=$2 fixes=$3 root p e
+	local src=$1 out=$2 fixes root p e
 	local -a patches=()
-	[ -d "$fixes" ] && [ -n "$(ls "$fixes"/*.patch 2>/dev/null)" ] && patches=("$fixes"/*.patch)
+	shift 2
+	for fixes in "$@"; do
+		[ -d "$fixes" ] && [ -n "$(ls "$fixes"/*.patch 2>/dev/null)" ] && patches+=("$fixes"/*.patch)
+	done
 	root=$out/fixsrc
 	rm -rf "$root"
 	mkdir -p "$root/tools/testing/selftests"
@@ -223,7 +229,7 @@ main() {
 
 	# Fixes CI carries to upstream selftests (see the top of this file).
 	local mmroot
-	mmroot=$(fix_tree "$src" "$out" "${HMM_SELFTEST_FIXES:-$TOP/tests/selftest-fixes}") || exit 1
+	mmroot=$(fix_tree "$src" "$out" "${SELFTEST_FIXES[@]}") || exit 1
 
 	# --- the kselftest install (run_vmtests.sh categories) ----------------
 	build_kselftest "$mmroot" "$uapi" "$out" || failed=1

@@ -7,9 +7,12 @@
 #
 #   (default)     configs/guest.config + configs/hmm.config: the small test
 #                 kernel, packaged (a few minutes; what CI runs).
-#   --debian      Debian's own amd64 config for 6.12 (package linux-config-6.12
-#                 from Debian's archive) + configs/distro.config: the kernel a
-#                 distro would ship. A full build: hours on 2 cores.
+#   --debian      Debian's own amd64 config of the base (package
+#                 linux-config-7.3 from trixie-backports, for 6.12
+#                 linux-config-6.12 from the machine's Debian 12 archive, at
+#                 the version of the base source) + configs/distro.config:
+#                 the kernel a distro would ship. A full build: hours on 2
+#                 cores.
 #   --debian --compile-only
 #                 Debian's config + distro.config, olddefconfig, every symbol
 #                 checked, then every kernel .c file the series touches
@@ -25,7 +28,7 @@
 # --seed BUILD_DIR starts from a copy of the objects of an earlier build of
 # TREE (the pipeline passes its series build: kbuild then only rebuilds what
 # the configs make differ).
-# Output: $HMM_WORKDIR/build/distro-{guest,debian}/*.deb
+# Output: $HMM_WORKDIR/BASE/build/distro-{guest,debian}/*.deb
 . "$(dirname "$0")/../lib.sh"
 mode=guest compile_only=0 seed=
 while [ $# -gt 0 ]; do
@@ -52,23 +55,19 @@ mkdir -p "$out"
 rm -f "$top"/*.deb "$top"/*.buildinfo "$top"/*.changes
 
 if [ $mode = debian ]; then
-	ver=$(cat "$TOP/base-version")
+	# The same Debian version as the base source (base-version), from the
+	# same package source (lib.sh's deb_fetch, base_apt), when the
+	# archive still has it.
+	deb=$(deb_fetch "$DEB_CONFIG" "$(base_version)")
 	dl=$WORKDIR/debian-config
-	mkdir -p "$dl"
-	deb=$(ls "$dl"/linux-config-6.12_*.deb 2>/dev/null | head -n 1 || true)
-	if [ -z "$deb" ]; then
-		# The same Debian version as the base source when the archive has it.
-		(cd "$dl" && { apt-get download "linux-config-6.12=$ver" 2>/dev/null ||
-			{ warn "linux-config-6.12 $ver not in the archive; using the newest"; apt-get download linux-config-6.12; }; }) >&2 ||
-			die "cannot download linux-config-6.12 from Debian's archive"
-		deb=$(ls "$dl"/linux-config-6.12_*.deb | head -n 1)
-	fi
-	rm -rf "$dl/x" && dpkg-deb -x "$deb" "$dl/x"
-	xz -dc "$dl/x/usr/src/linux-config-6.12/config.amd64_none_amd64.xz" > "$dl/config.amd64"
+	rm -rf "$dl" && mkdir -p "$dl" && dpkg-deb -x "$deb" "$dl/x"
+	xz -dc "$dl/x/usr/src/$DEB_CONFIG/config.amd64_none_amd64.xz" > "$dl/config.amd64"
 	log "distro-pkg: Debian config from $(basename "$deb")"
-	BASE_CONFIG=$dl/config.amd64 "$TOP/scripts/build/config.sh" "$tree" "$out" "$TOP/configs/distro.config"
+	mapfile -t cfg < <(configs distro)
+	BASE_CONFIG=$dl/config.amd64 "$TOP/scripts/build/config.sh" "$tree" "$out" "${cfg[@]}"
 else
-	"$TOP/scripts/build/config.sh" "$tree" "$out" "$TOP/configs/guest.config" "$TOP/configs/hmm.config"
+	mapfile -t cfg < <(configs guest hmm)
+	"$TOP/scripts/build/config.sh" "$tree" "$out" "${cfg[@]}"
 fi
 
 if [ $compile_only = 1 ]; then

@@ -2,13 +2,14 @@
 # SPDX-License-Identifier: GPL-2.0
 # bisect-build.sh [--build-dir DIR] [--seed-from DIR] TREE [FRAGMENT...]
 # Build the test kernel after each patch of the series in turn (the commits
-# hmm/base..HEAD of TREE), so that every patch builds on its own.
+# BASE_TAG..HEAD of TREE), so that every patch builds on its own. FRAGMENT:
+# the config fragments (default: the base's guest and hmm configs).
 # Incremental and ccache'd, so cheap for small patches. Each commit is
 # checked out in TREE itself, since a build directory belongs to one source
 # path (its objects name it): give it a worktree that nothing else uses
 # meanwhile (the pipeline's, scripts/series/import.sh --worktree). TREE's
 # HEAD is checked out again at the end, also when a step fails.
-#   --build-dir DIR  the build directory (default $HMM_WORKDIR/build/bisect)
+#   --build-dir DIR  the build directory (default $HMM_WORKDIR/BASE/build/bisect)
 #   --seed-from DIR  start it from a copy of DIR, an earlier build of TREE
 #                    (build.sh --seed-from; the pipeline passes the base
 #                    kernel's build)
@@ -33,7 +34,7 @@ while [ $# -gt 0 ]; do
 done
 [ $# -ge 1 ] || usage_error "no TREE given"
 tree=$1; shift
-[ $# -gt 0 ] || set -- "$TOP/configs/guest.config" "$TOP/configs/hmm.config"
+[ $# -gt 0 ] || { mapfile -t frags < <(configs guest hmm); set -- "${frags[@]}"; }
 ensure_tree
 head=$(git -C "$tree" rev-parse HEAD)
 mapfile -t commits < <(git -C "$tree" rev-list --reverse "$BASE_TAG..$head")

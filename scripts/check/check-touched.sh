@@ -5,7 +5,7 @@
 # allmodconfig, with W=1 and sparse (C=2), on hmm/base and on the series
 # head, the commit checked out in TREE (e.g. an import made by
 # scripts/series/import.sh --worktree; uncommitted changes are not seen).
-# Both are compiled in a worktree of its own, $HMM_WORKDIR/check-touched-tree
+# Both are compiled in a worktree of its own, $HMM_WORKDIR/BASE/check-touched-tree
 # (made once, then reused, like its build directory): TREE is not touched.
 # Fails on any warning the series adds (compared per file, ignoring line
 # numbers) and on any touched file that does not compile.

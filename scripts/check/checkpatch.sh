@@ -1,10 +1,12 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # checkpatch.sh [PATCH...]
-# Patch hygiene for every patch in ./series and tests/selftest-fixes/ (or the
-# ones given):
-#   - scripts/checkpatch.pl --strict of the base tree, clean; exceptions only
-#     as listed, with a reason, in tests/checkpatch-exceptions
+# Patch hygiene for every patch of the series of the base HMM_BASE and of
+# its selftest fixes (tests/selftest-fixes/, and the backport's own), or
+# the ones given:
+#   - scripts/checkpatch.pl --strict of the base's tree, clean; exceptions
+#     only as listed, with a reason, in tests/checkpatch-exceptions (one
+#     list for every base: a patch has the same name in each)
 #   - a subject of the form "area/sub: summary" (e.g. "mm/hmm: ...")
 #   - a body of at least 3 lines saying why, and a Signed-off-by
 . "$(dirname "$0")/../lib.sh"
@@ -26,9 +28,11 @@ if [ $# -gt 0 ]; then
 		patches+=("$(realpath "$p")")
 	done
 else
-	mapfile -t patches < <(series_patches | sed "s|^|$TOP/patches/|")
-	for p in "$TOP"/tests/selftest-fixes/*.patch; do
-		[ -e "$p" ] && patches+=("$p")
+	mapfile -t patches < <(series_patches | sed "s|^|$SERIES_DIR/patches/|")
+	for d in "${SELFTEST_FIXES[@]}"; do
+		for p in "$d"/*.patch; do
+			[ -e "$p" ] && patches+=("$p")
+		done
 	done
 fi
 bad=0 n=0
@@ -66,10 +70,18 @@ for p in "${patches[@]}"; do
 done
 # An exception whose patch is gone (dropped, or its subject changed) would
 # silently wait for a new patch of that name: say so on a whole-series run.
+# The patches of every base count (the list serves them all).
 if [ $# -eq 0 ] && [ -f "$exc" ]; then
+	names=$(for b in "${HMM_BASES[@]}"; do
+		(select_base "$b"
+		 series_patches
+		 for d in "${SELFTEST_FIXES[@]}"; do
+			 for p in "$d"/*.patch; do [ ! -e "$p" ] || basename "$p"; done
+		 done)
+	done | sed 's/^[0-9][0-9][0-9][0-9]-//')
 	for k in $(awk '!/^#/ && NF { print $1 }' "$exc" | sort -u); do
-		printf '%s\n' "${patches[@]##*/}" | sed 's/^[0-9][0-9][0-9][0-9]-//' | grep -qxF "$k" ||
-			{ echo "checkpatch: tests/checkpatch-exceptions names $k, which is not in series" >&2; bad=$((bad + 1)); }
+		grep -qxF "$k" <<<"$names" ||
+			{ echo "checkpatch: tests/checkpatch-exceptions names $k, which is in no base's series or selftest fixes" >&2; bad=$((bad + 1)); }
 	done
 fi
 # checkpatch leaves a CamelCase cache in the tree; it is not ours to keep.

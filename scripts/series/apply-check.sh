@@ -1,11 +1,11 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # apply-check.sh [GIT_TREE]
-# Apply the series two ways and require identical results:
-#   1. quilt push -a --fuzz=0 on a plain copy of hmm/base (the distro way);
-#   2. git am onto hmm/base (scripts/series/import.sh --worktree; the reviewer way).
+# Apply the series of the base HMM_BASE two ways and require identical results:
+#   1. quilt push -a --fuzz=0 on a plain copy of its base tag (the distro way);
+#   2. git am onto it (scripts/series/import.sh --worktree; the reviewer way).
 # GIT_TREE: an existing import to compare against (default: a fresh one in
-# $HMM_WORKDIR/apply-check). Any patch that needs fuzz or fails fails the run.
+# $HMM_WORKDIR/BASE/apply-check). Any patch that needs fuzz or fails fails the run.
 . "$(dirname "$0")/../lib.sh"
 case "${1:-}" in
 -h|--help) usage; exit 0 ;;
@@ -26,7 +26,7 @@ rm -rf "$qtree" && mkdir -p "$qtree"
 git -C "$KTREE" archive "$BASE_TAG" | tar -x -C "$qtree"
 n=$(series_patches | wc -l)
 if [ "$n" -gt 0 ]; then
-	(cd "$qtree" && QUILT_PATCHES="$TOP/patches" QUILT_SERIES="$TOP/series" \
+	(cd "$qtree" && QUILT_PATCHES="$SERIES_DIR/patches" QUILT_SERIES="$SERIES_DIR/series" \
 		QUILT_PC=.pc quilt push -a -q --fuzz=0) ||
 		die "quilt push -a --fuzz=0 failed (a patch needs fuzz or does not apply)"
 fi

@@ -1,18 +1,20 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # export.sh [--tree DIR] [--out DIR] [REV]
-# Developer loop, step 2: regenerate patches/ and series from the commits
-# hmm/base..REV of the kernel tree (REV defaults to the hmm/series branch).
+# Developer loop, step 2: regenerate the series of the base HMM_BASE
+# (patches/ and series; backports/6.12/ for 6.12) from the commits
+# BASE_TAG..REV of the base's kernel tree (REV defaults to its series
+# branch: hmm/series-7.3, hmm/series for 6.12).
 # The output carries no dates of export, commit ids or tool versions, so
 # exporting an unchanged import is byte-identical. Patch files are named by
 # subject slug, without a number (series gives the order); the comment lines
 # of series stay with the patch they precede (Documentation/workflow.md,
 # "The patch store").
 #   --tree DIR  export from that git tree/worktree instead of the base tree
-#   --out DIR   write DIR/patches and DIR/series instead of this repository's
+#   --out DIR   write DIR/patches and DIR/series instead of the base's
 . "$(dirname "$0")/../lib.sh"
 
-OUT=$TOP
+OUT=$SERIES_DIR
 while [ $# -gt 0 ]; do
 	case "$1" in
 	-h|--help) usage; exit 0 ;;
@@ -62,7 +64,7 @@ subject() {
 
 # File names: git's subject slug without format-patch's NNNN- number (as in
 # stable-queue), so inserting or dropping a patch renames no other file.
-# The series being replaced (OUT/series, or this repository's if OUT has
+# The series being replaced (OUT/series, or the base's if OUT has
 # none, so that an export into an empty directory compares byte for byte)
 # decides two things:
 #  - names: a patch keeps the name it had there (same subject and slug, or
@@ -77,7 +79,7 @@ subject() {
 #    preceded is gone, the comment moves down to the next patch (with a
 #    warning); comments after the last patch stay last.
 prev=$OUT
-[ -f "$prev/series" ] || prev=$TOP
+[ -f "$prev/series" ] || prev=$SERIES_DIR
 : > "$tmp/new.list"
 for f in "$tmp"/new/*.patch; do
 	[ -e "$f" ] || break

@@ -1,15 +1,17 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # import.sh [--force] [--worktree DIR]
-# Developer loop, step 1: make a kernel git tree with the series applied as
-# commits (git am of the files in ./series, in order, onto hmm/base).
-#   default       branch hmm/series in the base tree ($KTREE), checked out
+# Developer loop, step 1: make a kernel git tree with the series of the base
+# HMM_BASE applied as commits (git am of the files of its series, in order,
+# onto its base tag: hmm/base-7.3, or hmm/base for 6.12).
+#   default       branch hmm/series-7.3 (6.12: hmm/series) in the base's tree
+#                 (lib.sh's KTREE), checked out
 #   --worktree D  a detached git worktree at D instead (used by the pipeline;
 #                 your own checkout is left alone). D must not exist, be
 #                 empty, or be a worktree import.sh made: that one is reset
 #                 (reset --hard, clean -fdx) and reused. Anything else is
 #                 refused, so a wrong path cannot lose files.
-#   --force       overwrite an existing hmm/series branch
+#   --force       overwrite an existing series branch
 # Committer identity and dates are fixed, so the same series gives the same
 # commit ids every time.
 . "$(dirname "$0")/../lib.sh"
@@ -77,15 +79,15 @@ else
 	if git -C "$tree" rev-parse -q --verify "refs/heads/$SERIES_BRANCH" >/dev/null &&
 	   [ $FORCE = 0 ]; then
 		die "branch $SERIES_BRANCH exists in $tree; run scripts/series/export.sh to keep its
-commits, then re-run with --force to recreate it from ./series"
+commits, then re-run with --force to recreate it from ${SERIES_REL}series"
 	fi
 	git -C "$tree" checkout -q -B "$SERIES_BRANCH" "$BASE_TAG"
 fi
 
 n=0
 while read -r p; do
-	[ -f "$TOP/patches/$p" ] || die "series names $p, which is not in patches/"
-	git -C "$tree" am -q --whitespace=error-all "$TOP/patches/$p" ||
+	[ -f "$SERIES_DIR/patches/$p" ] || die "series names $p, which is not in ${SERIES_REL}patches/"
+	git -C "$tree" am -q --whitespace=error-all "$SERIES_DIR/patches/$p" ||
 		die "git am of $p failed in $tree (see 'git -C $tree am --show-current-patch=diff')"
 	n=$((n + 1))
 done < <(series_patches)

@@ -1,8 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # mail-series.sh [--out DIR] [--to ADDR]... [--from IDENT] [--check]
-# The mailing-list form of the series: git format-patch of hmm/base..hmm/series
-# in the kernel tree (as export.sh), threaded under a cover letter whose
+# The mailing-list form of the series: git format-patch of BASE_TAG..SERIES_BRANCH
+# in the base's kernel tree (as export.sh; HMM_BASE, default the mainline
+# series, hmm/base-7.3..hmm/series-7.3), threaded under a cover letter whose
 # subject and text come from Documentation/cover-letter.txt, with base-commit;
 # plus DIR/series.mbox, all messages in one mbox. Subjects are
 # "[RFC PATCH nn/NN]". Nothing is sent.
@@ -15,16 +16,16 @@
 # a noreply address, or a domain without a dot. A patch whose stored author
 # is a placeholder is mailed as the sender's; any other author stays the
 # author (a "From:" line opens the body). Placeholder trailers are dropped.
-#   --out DIR     output directory (default $HMM_WORKDIR/outgoing; old *.patch,
+#   --out DIR     output directory (default $HMM_WORKDIR/BASE/outgoing; old *.patch,
 #                 series.mbox and b4/ in it are removed first)
 #   --to ADDR     To: on every message (repeatable; default none)
 #   --from IDENT  the sender, "Full Name <address>", instead of git's
 #                 configuration (checked the same way)
 #   --check       checkpatch --strict of each patch; the mailed series is the
 #                 one in patches/ (patch-ids); b4 am of series.mbox (offline),
-#                 git am onto hmm/base in a temporary worktree, the tree must be
-#                 hmm/series' tree and the authors those mailed. One line per
-#                 check; exit 1 on a failure.
+#                 git am onto the base tag in a temporary worktree, the tree
+#                 must be the series branch's and the authors those mailed.
+#                 One line per check; exit 1 on a failure.
 . "$(dirname "$0")/../lib.sh"
 
 OUT=$WORKDIR/outgoing CHECK=0 FROM=
@@ -270,12 +271,12 @@ fi
 # (b) the mailed series is the repository's series (same patch-ids in order):
 # otherwise hmm/series has commits that were not exported, or the reverse.
 ids() { git -C "$KTREE" patch-id --stable | awk '{ print $1 }'; }
-mapfile -t repo_p < <(series_patches | sed "s|^|$TOP/patches/|")
+mapfile -t repo_p < <(series_patches | sed "s|^|$SERIES_DIR/patches/|")
 if [ "${#repo_p[@]}" -gt 0 ] && [ -f "${repo_p[0]}" ] &&
    [ "$(cat "${patches[@]}" | ids)" = "$(cat "${repo_p[@]}" | ids)" ]; then
-	result patches/ OK "the $n mailed patches are patches/ in series order (patch-id --stable)"
+	result patches/ OK "the $n mailed patches are ${SERIES_REL}patches/ in series order (patch-id --stable)"
 else
-	result patches/ FAIL "$BASE_TAG..$rev differs from patches/ (run scripts/series/export.sh or scripts/series/import.sh --force)"
+	result patches/ FAIL "$BASE_TAG..$rev differs from ${SERIES_REL}patches/ (run scripts/series/export.sh or scripts/series/import.sh --force)"
 fi
 
 # (c) b4 am of the mbox, offline, then git am onto the base: same tree.
