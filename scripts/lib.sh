@@ -56,7 +56,7 @@ HMM_BASES=(7.3 6.12)
 # Returns 1 for an unknown BASE.
 select_base() {
 	case "$1" in
-	7.3)	SERIES_DIR=$TOP/port/7.3 BASE_TAG=hmm/base-7.3 SERIES_BRANCH=hmm/series-7.3
+	7.3)	SERIES_DIR=$TOP BASE_TAG=hmm/base-7.3 SERIES_BRANCH=hmm/series-7.3
 		BASE_TREE=$CACHE/linux-7.3 APT_SUITE=trixie-backports
 		BASE_VERSION_KEY=hmm.baseversion73 ;;
 	6.12)	SERIES_DIR=$TOP/backports/6.12 BASE_TAG=hmm/base SERIES_BRANCH=hmm/series

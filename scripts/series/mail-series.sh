@@ -4,7 +4,8 @@
 # The mailing-list form of the series: git format-patch of BASE_TAG..SERIES_BRANCH
 # in the base's kernel tree (as export.sh; HMM_BASE, default the mainline
 # series, hmm/base-7.3..hmm/series-7.3), threaded under a cover letter whose
-# subject and text come from Documentation/cover-letter.txt, with base-commit;
+# subject and text come from Documentation/cover-letter.txt (a backport's
+# from backports/BASE/cover-letter.txt), with base-commit;
 # plus DIR/series.mbox, all messages in one mbox. Subjects are
 # "[RFC PATCH nn/NN]". Nothing is sent.
 # The sender is the From: of every message and signs off every patch
@@ -121,7 +122,9 @@ n=$(git -C "$KTREE" rev-list --count "$BASE_TAG..$rev")
 # The cover letter file: "Subject: [RFC PATCH 00/N] text", a blank line,
 # the body.
 PREFIX="RFC PATCH"
+# The base's cover letter: the mainline series', or the backport's own.
 cl=$TOP/Documentation/cover-letter.txt
+[ -z "$BACKPORT_DIR" ] || cl=$BACKPORT_DIR/cover-letter.txt
 [ -f "$cl" ] || die "no $cl"
 subj_line=$(head -n1 "$cl")
 [[ $subj_line =~ ^Subject:\ \[$PREFIX\ 0+/([0-9]+)\]\ (.+)$ ]] ||
