@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# test.sh [--quick] [--debug] [--suites LIST]
+# test.sh [--quick|--core] [--debug] [--suites LIST] [--mainline|--lts]
 # The whole test pipeline, from a fresh machine: install what is needed,
 # get the base tree, check patch hygiene, apply the series with quilt and
 # git am (identical trees), run the series' coccinelle rule, build the base
@@ -8,25 +8,73 @@
 # sparse), build every patch in turn, boot both kernels under QEMU, run the
 # suites in tests/plans/, scan the kernel logs and compare the upstream
 # suites' results base vs series.
-# Ends with a table per suite and "N passed, N failed"; exits 1 on failure.
+# Both bases, one after the other (what CI runs): the whole pipeline on
+# mainline 7.3 (patches/, series), then the core stages (--core) on the
+# 6.12 backport (backports/6.12/). With HMM_BASE or KERNEL_TREE set, or
+# with --mainline or --lts, one base only, the whole pipeline unless told
+# otherwise (scripts/test.sh --lts: the 6.12 per-patch builds and the other
+# checks CI leaves out on 6.12).
+# Each base ends with a table per suite and "N passed, N failed"; a run of
+# both ends with a line per base and the total "N passed, N failed". Exits
+# 1 on failure. Stage times: $HMM_WORKDIR/BASE/results/latest/timings.txt.
 #   --quick        skip the bisect and allmodconfig checks and the base boot
+#   --core         the core stages only: hygiene, apply-check, export
+#                  round trip, the base and series builds and boots, the
+#                  comparison; no kunit.py, check-touched, kernel-doc,
+#                  distro-config, bisect-build, build-nohmm, distro-pkg
 #   --debug        also build the debug kernel (configs/debug.config) and
 #                  run every suite on it
 #   --suites LIST  comma-separated suites instead of tests/plans/*
+#   --mainline     only the mainline base (HMM_BASE=7.3)
+#   --lts          only the 6.12 LTS base (HMM_BASE=6.12)
 . "$(dirname "$0")/lib.sh"
 
-QUICK=0 DEBUG=0 SUITES=
+LEVEL=full DEBUG=0 SUITES= ONE=${HMM_BASE_GIVEN:-}
+[ -z "${KERNEL_TREE:-}" ] || ONE=1
+args=("$@")
 while [ $# -gt 0 ]; do
 	case "$1" in
-	--quick) QUICK=1 ;;
+	--quick) LEVEL=quick ;;
+	--core) LEVEL=core ;;
 	--debug) DEBUG=1 ;;
 	--suites) need_arg "$@"; SUITES=$2; shift ;;
+	--mainline) select_base 7.3; ONE=1 ;;
+	--lts) select_base 6.12; ONE=1 ;;
 	-h|--help) usage; exit 0 ;;
 	*) usage_error "unknown argument $1" ;;
 	esac
 	shift
 done
 
+# Every base: the primary at the level asked for, the backports' core
+# stages (or quick ones); each run is this script on one base.
+if [ -z "$ONE" ]; then
+	T0=$(date +%s) rc=0
+	for b in "${HMM_BASES[@]}"; do
+		lvl=()
+		[ "$b" = "${HMM_BASES[0]}" ] || [ $LEVEL = quick ] || lvl=(--core)
+		log "base $b"
+		rm -f "$CACHE/$b/results/latest/final.txt"
+		HMM_BASE=$b "$0" "${args[@]}" "${lvl[@]}" || rc=1
+	done
+	echo
+	echo "==================== every base ($(( $(date +%s) - T0 ))s) ===================="
+	# BASE KERNEL SUITE TEST STATUS, a base without results as a failure.
+	for b in "${HMM_BASES[@]}"; do
+		f=$CACHE/$b/results/latest/final.txt
+		if [ -f "$f" ]; then
+			sed "s/^/$b /" "$f"
+		else
+			echo "$b pipeline pipeline results FAIL"
+		fi
+	done | awk '{ if (!($1 in n)) order[k++] = $1; n[$1]++; c[$1, $5]++; t[$5]++ }
+		END { for (i = 0; i < k; i++) { b = order[i]
+			printf "%-5s %d passed, %d failed, %d skipped, %d known base failures\n",
+				b, c[b, "PASS"], c[b, "FAIL"], c[b, "SKIP"], c[b, "XFAIL"] }
+		      printf "%d passed, %d failed, %d skipped\n", t["PASS"], t["FAIL"], t["SKIP"] }'
+	exit $rc
+fi
+log "base $HMM_BASE: ${SERIES_REL}series onto $BASE_TAG, $LEVEL"
 R=$WORKDIR/results/latest
 rm -rf "$R" && mkdir -p "$R"
 RES=$R/results.txt	# KERNEL SUITE TEST STATUS
@@ -35,14 +83,20 @@ WT=$WORKDIR/test-tree
 T0=$(date +%s)
 rec() { echo "$*" >> "$RES"; }
 
+# took NAME T: record in $R/timings.txt that the step NAME, started at T
+# (date +%s), took until now.
+took() { echo "$1 $(( $(date +%s) - $2 ))" >> "$R/timings.txt"; }
+
 # stage NAME CMD...: run a pipeline step, log to $R/NAME.log, record it.
 stage() {
 	local name=$1 t=$(date +%s); shift
 	log "[$(( t - T0 ))s] $name"
 	if "$@" > "$R/$name.log" 2>&1; then
+		took "$name" "$t"
 		rec pipeline pipeline "$name" PASS
 		return 0
 	fi
+	took "$name" "$t"
 	rec pipeline pipeline "$name" FAIL
 	echo "---- $name failed; last lines of $R/$name.log:" >&2
 	tail -n 40 "$R/$name.log" >&2
@@ -70,6 +124,7 @@ boot() {
 	log "[$(( t - T0 ))s] boot-$k"
 	"$TOP/scripts/boot/boot.sh" --name "$k" --timeout "${BOOT_TIMEOUT:-2400}" --keep-initramfs \
 		"$out" "$R/tests" "$suites" "$R" > "$R/boot-$k.log" 2>&1 || ok=0
+	took "boot-$k" "$t"
 	awk -v k="$k" '{ print "pipeline pipeline", $1 "-" k, $2 }' "$R/steps-$k.txt" >> "$RES"
 	awk -v k="$k" '{ print k, $2, $3, $4 }' "$R/results-$k.txt" >> "$RES"
 	if [ $ok = 0 ]; then
@@ -86,7 +141,7 @@ summary() {
 	     { s = $4; if (s == "FAIL" && (($2 " " $3) in kf)) s = "XFAIL"; print $1, $2, $3, s }' \
 		"$known" "$RES" > "$R/final.txt"
 	echo
-	echo "==================== summary ($(( $(date +%s) - T0 ))s) ===================="
+	echo "==================== summary: $HMM_BASE, $LEVEL ($(( $(date +%s) - T0 ))s) ===================="
 	printf '%-9s %-28s %6s %6s %6s %6s\n' kernel suite passed failed skipped xfail
 	awk '{ k = $1 " " $2; if (!(k in seen)) { seen[k] = 1; order[n++] = k }
 	       c[k, $4]++ }
@@ -160,7 +215,7 @@ SAME=0
 # amdkfd's incomplete switch on the base (seconds; an empty series has no rule).
 [ $SAME = 1 ] || stage cocci-check "$TOP/scripts/check/cocci-check.sh" "$WT" || true
 BASE_OK=0
-if [ $QUICK = 0 ] && [ $SAME = 0 ]; then
+if [ $LEVEL != quick ] && [ $SAME = 0 ]; then
 	git -C "$WT" checkout -q --detach "$BASE_TAG"
 	stage build-base "$TOP/scripts/build/build.sh" "$WT" "$BUILD_ROOT/base" "${CFG_BASE[@]}" && BASE_OK=1
 	git -C "$WT" checkout -q --detach "$HEAD_COMMIT"
@@ -174,12 +229,12 @@ stage build-series "$TOP/scripts/build/build.sh" "${SEED[@]}" "$WT" "$BUILD_ROOT
 stage guest-tests "$TOP/scripts/build/build-guest-tests.sh" "$WT" "$R/tests" || finish
 # The series' KUnit tests the KUnit way: kunit.py with mm/.kunitconfig, in
 # QEMU; its KTAP goes through the host's KTAP parser into the results.
-if [ $SAME = 0 ] && [ -f "$WT/mm/.kunitconfig" ]; then
+if [ $SAME = 0 ] && [ $LEVEL != core ] && [ -f "$WT/mm/.kunitconfig" ]; then
 	stage kunit-qemu "$TOP/scripts/kunit.sh" "$WT" "$R/kunit.ktap" || true
 	[ -f "$R/kunit.ktap.results" ] &&
 		awk '{ print "series", $2, $3, $4 }' "$R/kunit.ktap.results" >> "$RES"
 fi
-if [ $QUICK = 0 ]; then
+if [ $LEVEL = full ]; then
 	stage check-touched "$TOP/scripts/check/check-touched.sh" "$WT" || true
 	# kernel-doc of the touched files and exported functions, and the mm
 	# book of the in-kernel documentation built with Sphinx.
@@ -207,7 +262,7 @@ elif [ $BASE_OK = 1 ]; then
 fi
 
 # Debian packages of the series kernel (make bindeb-pkg), and what they hold.
-if [ $QUICK = 0 ] && [ $SAME = 0 ]; then
+if [ $LEVEL = full ] && [ $SAME = 0 ]; then
 	stage distro-pkg "$TOP/scripts/build/distro-pkg.sh" --seed "$BUILD_ROOT/series" "$WT" || true
 fi
 
@@ -271,7 +326,7 @@ cmp_results() {
 	fi
 	[ $bad = 0 ]
 }
-if [ $QUICK = 0 ] || [ $SAME = 1 ]; then
+if [ $LEVEL != quick ] || [ $SAME = 1 ]; then
 	stage compare-base-series cmp_results || true
 fi
 if [ $DEBUG = 1 ]; then
