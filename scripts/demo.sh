@@ -1,13 +1,20 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# demo.sh
+# demo.sh [--lts]
 # The main job, from a fresh machine: install what is needed, get the base
 # tree, apply the series, build the patched kernel, boot it under QEMU, run
 # the HMM demo suites (tests/plans/demo) and print what happened: what HMM did,
 # step by step, from the kernel's counters, then the tests per suite.
+# The series on mainline Linux 7.3.4 (patches/, series) unless HMM_BASE
+# says otherwise.
+#   --lts   the 6.12 LTS backport instead (backports/6.12/, on Debian 12's
+#           linux-source-6.12; the same as HMM_BASE=6.12)
 . "$(dirname "$0")/lib.sh"
-case "${1:-}" in -h|--help) usage; exit 0 ;; esac
-[ $# -eq 0 ] || usage_error "no arguments expected, got $1"
+case "${1:-}" in
+-h|--help) usage; exit 0 ;;
+--lts) select_base 6.12; shift ;;
+esac
+[ $# -eq 0 ] || usage_error "unknown argument $1"
 
 need_pkgs "${BUILD_PKGS[@]}"
 "$TOP/scripts/series/get-base.sh"
@@ -43,5 +50,5 @@ grep ' FAIL' "$R/results.txt" | sed 's/^RESULT /  FAIL: /' || true
 grep -qx 'kernel-log FAIL' "$R/steps.txt" && sed 's/^/  /' "$R/kernel-log.txt"
 p=$(grep -c ' PASS' "$R/results.txt" || true)
 f=$(grep -c ' FAIL' "$R/results.txt" || true)
-echo "demo: $p passed, $f failed (kernel $(git -C "$WT" describe --always --tags), $(git -C "$WT" rev-list --count "$BASE_TAG..HEAD") patches)"
+echo "demo: $p passed, $f failed (base $HMM_BASE, kernel $(git -C "$WT" describe --always --tags), $(git -C "$WT" rev-list --count "$BASE_TAG..HEAD") patches)"
 exit $rc
