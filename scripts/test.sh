@@ -247,9 +247,10 @@ if [ $LEVEL = full ]; then
 		--build-dir "$BUILD_ROOT/bisect" "$WT" || true
 	[ "$(git -C "$WT" rev-parse HEAD)" = "$HEAD_COMMIT" ] ||
 		{ rec pipeline pipeline worktree-head FAIL; git -C "$WT" checkout -q --detach "$HEAD_COMMIT"; }
-	# The series with CONFIG_HMM=n (a distro that leaves it off) must build
-	# too. Reuses the bisect objects (the head, HMM=y): kbuild rebuilds
-	# only what depends on the symbols that change.
+	# The series with CONFIG_HMM_DEVMEM=n and no mirror (a distro that leaves
+	# them off) must build too. Reuses the bisect objects (the head,
+	# HMM_DEVMEM=y): kbuild rebuilds only what depends on the symbols that
+	# change.
 	stage build-nohmm "$TOP/scripts/build/build.sh" "$WT" "$BUILD_ROOT/bisect" \
 		"${CFG_BASE[@]}" || true
 fi

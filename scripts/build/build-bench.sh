@@ -10,8 +10,9 @@
 #                             bench.sh), run by tests/guest/init for the
 #                             suite "bench"
 # OUT_DIR is a tests directory for scripts/build/mkinitramfs.sh (it may be the one
-# of build-guest-tests.sh). On a base tree without include/uapi/linux/
-# hmm_dummy.h the program builds without the series' rows.
+# of build-guest-tests.sh). lib/test_hmm_uapi.h and hmm_dummy's private ABI
+# header, drivers/char/hmm_dummy_uapi.h, come from SRC_TREE itself (-I); on a
+# base tree, without the latter, the program builds without the series' rows.
 . "$(dirname "$0")/../lib.sh"
 case "${1:-}" in
 -h|--help) usage; exit 0 ;;
@@ -27,8 +28,8 @@ ${CC:-gcc} -Wall -Wextra -Wno-unused-parameter -O2 -static \
 mv "$out/bench/hmm-bench.tmp" "$out/bench/hmm-bench"
 install -m 0755 "$TOP/tests/guest/suites/bench.sh" "$out/suites/bench"
 install -m 0644 "$TOP/tests/guest/suite-lib.sh" "$out/suite-lib.sh"
-if [ -f "$uapi/linux/hmm_dummy.h" ]; then
+if [ -f "$src/drivers/char/hmm_dummy_uapi.h" ]; then
 	echo "build-bench: built $out/bench/hmm-bench (with the series' hmm_dummy rows)" >&2
 else
-	echo "build-bench: built $out/bench/hmm-bench (no linux/hmm_dummy.h: upstream rows only)" >&2
+	echo "build-bench: built $out/bench/hmm-bench (no drivers/char/hmm_dummy_uapi.h: upstream rows only)" >&2
 fi

@@ -254,7 +254,7 @@ main() {
 	# tests/plans/demo), on a series tree only, without stress-ng. Not fatal
 	# here: a suite whose program is missing fails in the guest
 	# ("not-found").
-	if [ -f "$src/include/uapi/linux/hmm_dummy.h" ] &&
+	if [ -f "$src/drivers/char/hmm_dummy_uapi.h" ] &&
 	   ! UAPI_INCLUDE=$uapi "$script_dir/build-soak.sh" "$src" "$out" >"$out/logs/hmm-soak.log" 2>&1; then
 		log "WARNING: hmm-soak did not build (see $out/logs/hmm-soak.log)"
 	fi

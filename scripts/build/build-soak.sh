@@ -4,7 +4,9 @@
 # Build the HMM soak test, the fuzzer, the fault-injection suite and the
 # demo (tests/programs/hmm-{soak,fuzz,finj,demo}.c) statically
 # against the uapi headers of the kernel tree SRC_TREE (read-only: "make
-# O=OUT_DIR/hdr headers", or UAPI_INCLUDE=DIR to reuse installed ones), into
+# O=OUT_DIR/hdr headers", or UAPI_INCLUDE=DIR to reuse installed ones) and
+# hmm_dummy's private ABI header, SRC_TREE/drivers/char/hmm_dummy_uapi.h
+# (not a uapi header: the programs include it from the tree, with -I), into
 #   OUT_DIR/soak/hmm-soak     the program
 #   OUT_DIR/suites/soak       the guest suite hook (tests/guest/suites/
 #                             soak.sh), run by tests/guest/init for the
@@ -19,7 +21,7 @@
 #                             the libraries ldd lists, copied to
 #                             OUT_DIR/soak/stress-ng/
 # OUT_DIR is a tests directory for scripts/build/mkinitramfs.sh. SRC_TREE must
-# have include/uapi/linux/hmm_dummy.h (the series' tree).
+# have drivers/char/hmm_dummy_uapi.h (the series' tree).
 . "$(dirname "$0")/../lib.sh"
 case "${1:-}" in
 -h|--help) usage; exit 0 ;;
@@ -27,8 +29,8 @@ case "${1:-}" in
 esac
 [ $# -eq 2 ] || usage_error "SRC_TREE and OUT_DIR expected"
 src_out "$1" "$2"
-[ -f "$src/include/uapi/linux/hmm_dummy.h" ] ||
-	{ echo "build-soak: $src has no include/uapi/linux/hmm_dummy.h (not the series' tree)" >&2; exit 2; }
+[ -f "$src/drivers/char/hmm_dummy_uapi.h" ] ||
+	{ echo "build-soak: $src has no drivers/char/hmm_dummy_uapi.h (not the series' tree)" >&2; exit 2; }
 mkdir -p "$out/soak" "$out/suites" "$out/logs"
 uapi=$(uapi_headers "$src" "$out/hdr")
 # The soak test and, in the same way, the hostile-input fuzzer, the
@@ -36,7 +38,7 @@ uapi=$(uapi_headers "$src" "$out/hdr")
 # OUT_DIR/NAME/hmm-NAME, and tests/guest/suites/NAME.sh -> OUT_DIR/suites/NAME.
 for name in soak fuzz finj demo; do
 	mkdir -p "$out/$name"
-	${CC:-gcc} -Wall -Wextra -O2 -static -isystem "$uapi" "$TOP/tests/programs/hmm-$name.c" \
+	${CC:-gcc} -Wall -Wextra -O2 -static -I "$src" -isystem "$uapi" "$TOP/tests/programs/hmm-$name.c" \
 		-o "$out/$name/hmm-$name.tmp" -lpthread
 	mv "$out/$name/hmm-$name.tmp" "$out/$name/hmm-$name"
 	install -m 0755 "$TOP/tests/guest/suites/$name.sh" "$out/suites/$name"

@@ -19,12 +19,12 @@
 #                 compiled under it (what CI runs: minutes, not hours).
 #
 # Package checks (both full modes): linux-image holds the kernel, its config
-# with CONFIG_HMM=y, and the modules hmm_dummy.ko and test_mmu_notifier.ko
+# with CONFIG_HMM_DEVMEM=y and CONFIG_HMM_DEVICE_MIRROR=y, and the modules hmm_dummy.ko and test_mmu_notifier.ko
 # built for that kernel release; linux-headers holds the series' headers
 # (hmm_mirror.h, hmm_migrate.h, hmm_pt.h); an out-of-tree module using the
 # mirror and device-memory API (tests/programs/extmod/) builds against the extracted
-# headers package, as a driver writer's would. CONFIG_HMM=n is the
-# build-nohmm stage of scripts/test.sh.
+# headers package, as a driver writer's would. CONFIG_HMM_DEVMEM=n with no
+# mirror either is the build-nohmm stage of scripts/test.sh.
 # --seed BUILD_DIR starts from a copy of the objects of an earlier build of
 # TREE (the pipeline passes its series build: kbuild then only rebuilds what
 # the configs make differ).
@@ -126,7 +126,9 @@ dpkg-deb -x "$headers" "$x/headers"
 bad=0
 check() { if eval "$2"; then log "distro-pkg: ok: $1"; else echo "distro-pkg: FAILED: $1" >&2; bad=1; fi; }
 check "kernel image boot/vmlinuz-$krel" "[ -s '$x/image/boot/vmlinuz-$krel' ]"
-check "boot/config-$krel has CONFIG_HMM=y" "grep -qx CONFIG_HMM=y '$x/image/boot/config-$krel'"
+for s in CONFIG_HMM_DEVMEM=y CONFIG_HMM_DEVICE_MIRROR=y; do
+	check "boot/config-$krel has $s" "grep -qx $s '$x/image/boot/config-$krel'"
+done
 for m in drivers/char/hmm_dummy.ko lib/test_mmu_notifier.ko; do
 	f=$x/image/lib/modules/$krel/kernel/$m
 	check "module $m" "[ -f '$f' ]"

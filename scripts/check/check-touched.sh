@@ -51,7 +51,7 @@ fi
 # W=1 and sparse; the log holds all warnings, with source paths.
 compile_all() {
 	local label=$1 f objs=()
-	# allmodconfig of this very tree: the series adds symbols (CONFIG_HMM,
+	# allmodconfig of this very tree: the series adds symbols (CONFIG_HMM_DEVMEM,
 	# ...) that a base config carried over by syncconfig would leave off.
 	kmake "$out" "$wt" -s allmodconfig >/dev/null
 	# allmodconfig turns on -Werror; we want the warnings listed, not fatal.

@@ -57,8 +57,8 @@
 #include <sys/wait.h>
 
 #include "lib/test_hmm_uapi.h"	/* upstream test_hmm, from the kernel tree */
-#if __has_include(<linux/hmm_dummy.h>)
-#include <linux/hmm_dummy.h>	/* the series' dummy driver */
+#if __has_include("drivers/char/hmm_dummy_uapi.h")
+#include "drivers/char/hmm_dummy_uapi.h"	/* the series' dummy driver */
 #define HAVE_HMM_DUMMY 1
 #else
 #define HAVE_HMM_DUMMY 0

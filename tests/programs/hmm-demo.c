@@ -45,7 +45,7 @@
 #include <sys/types.h>
 #include <sys/wait.h>
 
-#include <linux/hmm_dummy.h>
+#include "drivers/char/hmm_dummy_uapi.h"	/* from the kernel tree (-I) */
 
 #include "ktap.h"
 

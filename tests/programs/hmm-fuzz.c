@@ -36,7 +36,7 @@
  *	the racer, and a new file gets EEXIST until it has).
  *
  *	Every ioctl result is checked against what the driver documents for
- *	that input (include/uapi/linux/hmm_dummy.h, drivers/char/hmm_dummy.c):
+ *	that input (drivers/char/hmm_dummy_uapi.h, drivers/char/hmm_dummy.c):
  *	the expected set is computed from the input and from the worker's own
  *	view of its address space (read back from /proc/self/maps after every
  *	mapping change), often a single errno; anything else is an error
@@ -89,7 +89,7 @@
 #include <sys/uio.h>
 #include <sys/wait.h>
 
-#include <linux/hmm_dummy.h>
+#include "drivers/char/hmm_dummy_uapi.h"	/* from the kernel tree (-I) */
 
 #include "ktap.h"
 
