@@ -16,9 +16,32 @@ need_pkgs python3 qemu-system-x86 ccache
 export CCACHE_DIR=${CCACHE_DIR:-$WORKDIR/ccache}
 export CCACHE_BASEDIR=$WORKDIR CCACHE_NOHASHDIR=1
 mkdir -p "$BUILD_ROOT/kunit"
+# kunit.py of 7.x starts QEMU with "-accel kvm -accel hvf -accel tcg", the
+# first that works; KVM guests hang on the machines this runs on, so a
+# qemu-system-x86_64 first in PATH drops the -accel options that are not
+# the one QEMU_ACCEL names (tcg by default, as run-qemu.sh). 6.12's kunit.py
+# passes no -accel, and the wrapper changes nothing there.
+wrap=$BUILD_ROOT/kunit-bin
+mkdir -p "$wrap"
+real_qemu=$(command -v qemu-system-x86_64) || die "no qemu-system-x86_64"
+cat > "$wrap/qemu-system-x86_64" <<EOF
+#!/bin/bash
+a=()
+while [ \$# -gt 0 ]; do
+	if [ "\$1" = -accel ] && [ \$# -gt 1 ]; then
+		[ "\$2" = "${QEMU_ACCEL:-tcg}" ] && a+=(-accel "\$2")
+		shift 2
+		continue
+	fi
+	a+=("\$1")
+	shift
+done
+exec "$real_qemu" "\${a[@]}"
+EOF
+chmod +x "$wrap/qemu-system-x86_64"
 # --raw_output=kunit: kunit.py extracts the KTAP and prints it unparsed;
 # the host parses it with the same parser as every other KTAP.
-(cd "$tree" && python3 tools/testing/kunit/kunit.py run --arch=x86_64 \
+(cd "$tree" && PATH=$wrap:$PATH python3 tools/testing/kunit/kunit.py run --arch=x86_64 \
 	--kunitconfig=mm --build_dir="$BUILD_ROOT/kunit" --jobs="$JOBS" \
 	--timeout=900 --make_options "CC=ccache gcc" --raw_output=kunit) > "$out"
 # kunit.py's own status lines come before the KTAP, which the parser

@@ -79,6 +79,7 @@ if [ $compile_only = 1 ]; then
 	declare -A guard=(
 		[drivers/gpu/drm/amd/amdkfd/kfd_svm.c]=CONFIG_HSA_AMD_SVM
 		[mm/hmm_pt_test.c]=CONFIG_HMM_PT_KUNIT_TEST
+		[mm/hmm_mirror_test.c]=CONFIG_HMM_MIRROR_KUNIT_TEST
 	)
 	kmake "$out" "$tree" -s prepare
 	objs=() skipped=()

@@ -101,7 +101,12 @@ if [ $html = 1 ]; then
 			echo "kdoc-check: make SPHINXDIRS=mm htmldocs failed ($1)" >&2
 			return 1
 		fi
-		grep -E 'WARNING|ERROR' "$res/htmldocs-$1.log" | sed -E "s|$2/||; s|^([^:]*):[0-9]+:|\1:|" |
+		# Without the tree's path and without line numbers, wherever a
+		# warning names a file: 7.3's ABI warnings name two files, one
+		# of them by absolute path ("... is defined 2 times: FILE:N;
+		# TREE/FILE:N"), and base and series are different trees.
+		grep -E 'WARNING|ERROR' "$res/htmldocs-$1.log" |
+			sed -E "s|$2/||g; s|^([^:]*):[0-9]+:|\1:|; s#(Documentation/[^ :;]+):[0-9]+#\1#g" |
 			sort > "$res/htmldocs-$1.txt" || true
 	}
 	bwt=$WORKDIR/kdoc-base-tree
