@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# test.sh [--quick|--core] [--debug] [--suites LIST] [--mainline|--lts]
+# test.sh [--quick|--core] [--full-bisect] [--debug] [--suites LIST] [--mainline|--lts]
 # The whole test pipeline, from a fresh machine: install what is needed,
 # get the base tree, check patch hygiene, apply the series with quilt and
 # git am (identical trees), run the series' coccinelle rule, build the base
@@ -22,6 +22,11 @@
 #                  round trip, the base and series builds and boots, the
 #                  comparison; no kunit.py, check-touched, kernel-doc,
 #                  distro-config, bisect-build, build-nohmm, distro-pkg
+#   --full-bisect  bisect-build builds the whole kernel at every commit
+#                  (about 40 min on 7.3 here with a warm ccache, far more
+#                  cold: run it before posting); by default it compiles
+#                  the series' touched objects per commit and checks their
+#                  links (bisect-build.sh --objects), which fits CI
 #   --debug        also build the debug kernel (configs/debug.config) and
 #                  run every suite on it
 #   --suites LIST  comma-separated suites instead of tests/plans/*
@@ -29,7 +34,7 @@
 #   --lts          only the 6.12 LTS base (HMM_BASE=6.12)
 . "$(dirname "$0")/lib.sh"
 
-LEVEL=full DEBUG=0 SUITES= ONE=${HMM_BASE_GIVEN:-}
+LEVEL=full DEBUG=0 SUITES= ONE=${HMM_BASE_GIVEN:-} BISECT=(--objects)
 [ -z "${KERNEL_TREE:-}" ] || ONE=1
 args=("$@")
 while [ $# -gt 0 ]; do
@@ -37,6 +42,7 @@ while [ $# -gt 0 ]; do
 	--quick) LEVEL=quick ;;
 	--core) LEVEL=core ;;
 	--debug) DEBUG=1 ;;
+	--full-bisect) BISECT=() ;;
 	--suites) need_arg "$@"; SUITES=$2; shift ;;
 	--mainline) select_base 7.3; ONE=1 ;;
 	--lts) select_base 6.12; ONE=1 ;;
@@ -243,16 +249,16 @@ if [ $LEVEL = full ]; then
 	stage distro-config "$TOP/scripts/build/distro-pkg.sh" --debian --compile-only "$WT" || true
 	# bisect-build checks out each commit in $WT (its objects belong to
 	# that path) and checks HEAD out again when it ends, however it ends.
-	stage bisect-build "$TOP/scripts/check/bisect-build.sh" "${SEED[@]}" \
+	stage bisect-build "$TOP/scripts/check/bisect-build.sh" "${BISECT[@]}" "${SEED[@]}" \
 		--build-dir "$BUILD_ROOT/bisect" "$WT" || true
 	[ "$(git -C "$WT" rev-parse HEAD)" = "$HEAD_COMMIT" ] ||
 		{ rec pipeline pipeline worktree-head FAIL; git -C "$WT" checkout -q --detach "$HEAD_COMMIT"; }
 	# The series with CONFIG_HMM_DEVMEM=n and no mirror (a distro that leaves
-	# them off) must build too. Reuses the bisect objects (the head,
-	# HMM_DEVMEM=y): kbuild rebuilds only what depends on the symbols that
-	# change.
-	stage build-nohmm "$TOP/scripts/build/build.sh" "$WT" "$BUILD_ROOT/bisect" \
-		"${CFG_BASE[@]}" || true
+	# them off) must build too. Starts from a copy of the series build (the
+	# head, HMM_DEVMEM=y): kbuild rebuilds only what depends on the symbols
+	# that change.
+	stage build-nohmm "$TOP/scripts/build/build.sh" --seed-from "$BUILD_ROOT/series" \
+		"$WT" "$BUILD_ROOT/nohmm" "${CFG_BASE[@]}" || true
 fi
 
 boot series "$BUILD_ROOT/series" upstream series || true
