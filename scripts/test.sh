@@ -279,7 +279,9 @@ cmp_results() {
 	[ $SAME = 1 ] || base=base
 	awk -v b="$base" '$1 == b && $2 != "pipeline"' "$RES" > "$R/base.res"
 	awk '$1 == "series"' "$RES" > "$R/series.res"
-	local bad=0
+	# s, t, st local: stage() runs this with a local t of its own (its
+	# start time), which the loop would overwrite.
+	local bad=0 s t st
 	while read -r _ s t st; do
 		[ "$st" = FAIL ] || continue
 		# The key "SUITE TEST" as a string (test names hold ( ) . +).
@@ -292,7 +294,6 @@ cmp_results() {
 	# the series' results are compared only under the programs the base
 	# ran, so a category that came out empty on the base would let any
 	# series result through.
-	local s
 	for s in $(suite_list upstream); do
 		[ "$s" = shell ] && continue
 		awk -v s="$s" '$2 == s && $3 !~ /^__/ { f = 1 } END { exit !f }' "$R/base.res" ||
