@@ -46,7 +46,10 @@ done
 [ $compile_only = 0 ] || [ $mode = debian ] || usage_error "--compile-only goes with --debian"
 tree=$(cd "$1" && pwd)
 ensure_tree
-need_pkgs dpkg-dev debhelper kmod cpio bc bison flex libelf-dev libssl-dev rsync xz-utils
+# The Build-Depends of the kernel's own scripts/package/mkdebian; 7.x's
+# adds libdw-dev and python3 to 6.12's.
+need_pkgs dpkg-dev debhelper kmod cpio bc bison flex libelf-dev libdw-dev libssl-dev \
+	python3 rsync xz-utils
 
 top=$BUILD_ROOT/distro-$mode
 out=$top/build            # O=; dpkg-buildpackage puts the .debs in its parent
