@@ -7,20 +7,22 @@
 #   --objects  cheaper, what CI runs: the first commit that is built gets a
 #              whole kernel build; every later one compiles, at that commit,
 #              the objects of every kernel .c file the series touches that
-#              its configuration builds, and then checks their links: each
-#              symbol they use must be defined by the first build's vmlinux
-#              (System.map) or by one of them. Not checked in this mode:
-#              the kernel's other objects against the series' header
-#              changes (rebuilding them is most of the cost: 856 of 7.3's
-#              1397 objects include mmu_notifier.h), modpost, and symbols a
-#              patch removes from a touched file that another file uses.
-#              The whole kernel is built at the last commit by the series
-#              build. scripts/test.sh --full-bisect runs the default mode.
-# Incremental and ccache'd, so cheap for small patches. Each commit is
-# checked out in TREE itself, since a build directory belongs to one source
-# path (its objects name it): give it a worktree that nothing else uses
-# meanwhile (the pipeline's, scripts/series/import.sh --worktree). TREE's
-# HEAD is checked out again at the end, also when a step fails.
+#              its configuration builds, and checks their links against
+#              that first build: each global symbol a built-in one uses is
+#              defined by vmlinux (System.map, less the touched objects'
+#              own definitions) or by a touched built-in object; each one a
+#              module uses is exported by vmlinux (Module.symvers) or a
+#              touched object; what vmlinux's untouched objects used from
+#              the touched ones is still defined; no strong symbol is
+#              defined twice. Not checked in this mode: the untouched
+#              objects against the series' header changes (rebuilding them
+#              is most of the cost: 856 of 7.3's 1397 objects include
+#              mmu_notifier.h), the rest of modpost (namespaces, section
+#              mismatches), and a file the series adds that enabled_obj
+#              cannot tell is built (a composite object, a continued
+#              line). The whole kernel is built at the last commit by the
+#              series build. scripts/test.sh --full-bisect runs the
+#              default mode.
 #   --build-dir DIR  the build directory (default $HMM_WORKDIR/BASE/build/bisect)
 #   --seed-from DIR  start it from a copy of DIR, an earlier build of TREE
 #                    (build.sh --seed-from; the pipeline passes the base
@@ -52,12 +54,16 @@ ensure_tree
 head=$(git -C "$tree" rev-parse HEAD)
 mapfile -t commits < <(git -C "$tree" rev-list --reverse "$BASE_TAG..$head")
 i=0 bad=0 built=0
+# The link baseline of --objects is made by this run's first build.
+[ ! -d "$out" ] || rm -f "$out"/.bisect-*
 prev_frag=$(mktemp)
 trap 'rm -f "$prev_frag"; git -C "$tree" checkout -q --detach "$head"' EXIT
-# --objects: the kernel .c files the whole series touches.
+# --objects: the kernel .c files any commit of the series touches (also
+# those a later commit puts back as they were).
 series_c=()
-[ $objects = 0 ] || mapfile -t series_c < <(git -C "$tree" diff --name-only \
-	"$BASE_TAG" "$head" -- '*.c' | grep -vE '^(tools|Documentation|scripts|samples|usr)/')
+[ $objects = 0 ] || mapfile -t series_c < <(git -C "$tree" log --no-renames --name-only \
+	--format= "$BASE_TAG..$head" -- '*.c' | grep -vE '^(tools|Documentation|scripts|samples|usr)/' |
+	sort -u)
 
 # enabled_obj FILE.c: does the configuration in $out build FILE's object?
 # A file the base has: if the first, whole build compiled it (its .cmd
@@ -78,41 +84,103 @@ enabled_obj() {
 	grep -qE "^CONFIG_${sym%=}=[ym]$" "$out/.config"
 }
 
-# build_objects: compile the enabled objects of series_c at the checked-out
-# commit and check that every symbol they use is defined (see --objects).
-build_objects() {
-	local f o objs=() undef
+# touched_objects: the objects of series_c that the configuration in $out
+# builds at the checked-out commit, one per line.
+touched_objects() {
+	local f
 	for f in "${series_c[@]}"; do
-		[ -f "$tree/$f" ] && enabled_obj "$f" && objs+=("${f%.c}.o")
+		[ -f "$tree/$f" ] && enabled_obj "$f" && echo "${f%.c}.o"
 	done
+	return 0
+}
+
+# is_module OBJ: was OBJ compiled for a module (its .cmd has -DMODULE)?
+is_module() {
+	grep -q -- '-DMODULE' "$out/$(dirname "$1")/.$(basename "$1").cmd"
+}
+
+# nm_of KIND OBJ...: names from nm of each object, failing if nm fails:
+#   defs    global definitions (any but U, w, v)
+#   strong  global strong definitions (not weak W/V, not absolute A)
+#   undef   undefined references (U; weak w/v ones may stay undefined)
+#   exports names the objects export (__export_symbol_NAME)
+nm_of() {
+	local kind=$1 o; shift
+	for o in "$@"; do
+		case $kind in
+		defs) nm -g --defined-only "$out/$o" | awk '$2 != "U" { print $3 }' ;;
+		strong) nm -g --defined-only "$out/$o" | awk '$2 ~ /^[BDGRST]$/ { print $3 }' ;;
+		undef) nm -u "$out/$o" | awk '$1 == "U" { print $2 }' ;;
+		exports) nm --defined-only "$out/$o" | awk '{ print $3 }' | sed -n 's/^__export_symbol_//p' ;;
+		esac || { echo "nm failed on $o"; return 1; }
+	done
+	return 0
+}
+
+# objects_baseline: after the whole build of the first built commit, what
+# the link check compares with (files in $out):
+#   .bisect-defs      global definitions of vmlinux (System.map) but those
+#                     of the touched built-in objects, which each later
+#                     commit provides itself
+#   .bisect-strong    the same, strong definitions only (duplicates)
+#   .bisect-required  what the untouched objects of vmlinux use from the
+#                     touched ones: every later commit must define it
+#   .bisect-exports   what vmlinux exports to modules (Module.symvers) but
+#                     the touched built-in objects' exports
+baseline() {
+	local objs=() bi=() o
+	mapfile -t objs < <(touched_objects)
+	for o in "${objs[@]}"; do is_module "$o" || bi+=("$o"); done
+	nm_of defs "${bi[@]}" | sort -u > "$out/.bisect-t1" || return 1
+	awk '$2 ~ /^[A-Z]$/ { print $3 }' "$out/System.map" | sort -u |
+		comm -23 - "$out/.bisect-t1" > "$out/.bisect-defs"
+	awk '$2 ~ /^[BDGRST]$/ { print $3 }' "$out/System.map" | sort |
+		awk 'NR == FNR { t[$1] = 1; next } !($1 in t)' "$out/.bisect-t1" - > "$out/.bisect-strong"
+	# (In $out, so that nm names the archive's members by relative path.)
+	(cd "$out" && nm -A -u vmlinux.a) |
+		awk -v objs=" ${bi[*]} " '$2 == "U" { n = split($1, p, ":"); if (index(objs, " " p[n - 1] " ") == 0) print $3 }' |
+		sort -u | comm -12 - "$out/.bisect-t1" > "$out/.bisect-required"
+	nm_of exports "${bi[@]}" | sort -u > "$out/.bisect-t1-exports" || return 1
+	awk -F'\t' '$3 == "vmlinux" { print $2 }' "$out/Module.symvers" | sort -u |
+		comm -23 - "$out/.bisect-t1-exports" > "$out/.bisect-exports"
+	echo "link baseline: $(wc -l < "$out/.bisect-defs") vmlinux definitions," \
+		"$(wc -l < "$out/.bisect-required") required of the touched objects"
+}
+
+# build_objects: compile the enabled touched objects at the checked-out
+# commit and check their links (see --objects): every reference of a
+# built-in object defined by vmlinux or a touched built-in object; every
+# reference of a module exported by them or by a touched module; what the
+# rest of vmlinux uses still defined; no strong symbol defined twice.
+build_objects() {
+	local objs=() bi=() mods=() o bad=0 defs undef
+	mapfile -t objs < <(touched_objects)
 	[ ${#objs[@]} -gt 0 ] || { echo "no touched object is built"; return 0; }
 	echo "objects: ${objs[*]}"
 	kmake "$out" "$tree" -s "${objs[@]}" || return 1
-	undef=$( { awk '{ print $3 }' "$out/.bisect-vmlinux.map"
-		   for o in "${objs[@]}"; do nm --defined-only "$out/$o" | awk '{ print $3 }'; done
-		 } | sort -u | comm -23 <(for o in "${objs[@]}"; do nm -u "$out/$o" | awk '{ print $2 }'; done |
-			grep -vE '^(__this_module$|__start_|__stop_)' | sort -u) -)
-	[ -z "$undef" ] || { echo "undefined at this commit (no object of the series and not in vmlinux):"; echo "$undef"; return 1; }
+	for o in "${objs[@]}"; do
+		# A goal kbuild does not reach is not an error: it must exist and
+		# be newer than its source.
+		[ "$out/$o" -nt "$tree/${o%.o}.c" ] || { echo "$o was not compiled"; return 1; }
+		if is_module "$o"; then mods+=("$o"); else bi+=("$o"); fi
+	done
+	defs=$(mktemp)
+	{ cat "$out/.bisect-defs"; nm_of defs "${bi[@]}"; } | sort -u > "$defs" || { rm -f "$defs"; return 1; }
+	undef=$(nm_of undef "${bi[@]}" | grep -vE '^(__start_|__stop_)' | sort -u | comm -23 - "$defs")
+	[ -z "$undef" ] || { echo "undefined in vmlinux at this commit:"; echo "$undef"; bad=1; }
+	undef=$(comm -23 "$out/.bisect-required" "$defs")
+	[ -z "$undef" ] || { echo "used by untouched vmlinux objects, no longer defined:"; echo "$undef"; bad=1; }
+	undef=$({ cat "$out/.bisect-strong"; nm_of strong "${bi[@]}"; } | sort | uniq -d)
+	[ -z "$undef" ] || { echo "defined twice in vmlinux:"; echo "$undef"; bad=1; }
+	if [ ${#mods[@]} -gt 0 ]; then
+		{ cat "$out/.bisect-exports"; nm_of exports "${bi[@]}" "${mods[@]}"; } | sort -u > "$defs"
+		undef=$(nm_of undef "${mods[@]}" | grep -vE '^(__this_module)$' | sort -u | comm -23 - "$defs")
+		[ -z "$undef" ] || { echo "used by a module, exported by nothing at this commit:"; echo "$undef"; bad=1; }
+	fi
+	rm -f "$defs"
+	return $bad
 }
 
-# affects_build COMMIT: does a file COMMIT changes take part in the build
-# of $out (in the state the previous commit left it)? Build-system files
-# (Kconfig, Makefiles, scripts/) always do, and so does a file the parent
-# did not have (no .cmd file can name it yet); any other file does if a
-# kbuild .cmd file of $out lists it as a source or dependency.
-affects_build() {
-	local c=$1 f
-	[ -f "$out/.config" ] || return 0
-	while read -r f; do
-		case $f in
-		Documentation/*|tools/testing/*|scripts/coccinelle/*|MAINTAINERS) continue ;;
-		*Kconfig*|*Makefile*|*Kbuild*|*.mk|scripts/*|arch/*/configs/*) return 0 ;;
-		esac
-		git -C "$tree" cat-file -e "$c^:$f" 2>/dev/null || return 0
-		grep -rqlF --include='.*.cmd' -e "/$f" "$out" && return 0
-	done < <(git -C "$tree" diff --name-only "$c^" "$c")
-	return 1
-}
 for c in "${commits[@]}"; do
 	i=$((i + 1))
 	git -C "$tree" checkout -q --detach "$c"
@@ -149,7 +217,7 @@ for c in "${commits[@]}"; do
 	# The seed, if any, goes under the first commit that is built.
 	[ $built -eq 0 ] || seed=()
 	built=$((built + 1))
-	if [ $objects = 1 ] && [ $built -gt 1 ]; then
+	if [ $objects = 1 ] && [ -f "$out/.bisect-exports" ]; then
 		step() {
 			[ ${#fragarg[@]} -eq 0 ] || "$TOP/scripts/build/config.sh" "$tree" "$out" "${fragarg[@]}" || return 1
 			build_objects
@@ -157,7 +225,7 @@ for c in "${commits[@]}"; do
 	else
 		step() {
 			"$TOP/scripts/build/build.sh" "${seed[@]}" "$tree" "$out" "${fragarg[@]}" || return 1
-			[ $objects = 0 ] || cp "$out/System.map" "$out/.bisect-vmlinux.map"
+			[ $objects = 0 ] || baseline
 		}
 	fi
 	if step >"$WORKDIR/bisect-$i.log" 2>&1; then
