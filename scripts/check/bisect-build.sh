@@ -23,6 +23,11 @@
 #              line). The whole kernel is built at the last commit by the
 #              series build. scripts/test.sh --full-bisect runs the
 #              default mode.
+# Incremental and ccache'd, so cheap for small patches. Each commit is
+# checked out in TREE itself, since a build directory belongs to one source
+# path (its objects name it): give it a worktree that nothing else uses
+# meanwhile (the pipeline's, scripts/series/import.sh --worktree). TREE's
+# HEAD is checked out again at the end, also when a step fails.
 #   --build-dir DIR  the build directory (default $HMM_WORKDIR/BASE/build/bisect)
 #   --seed-from DIR  start it from a copy of DIR, an earlier build of TREE
 #                    (build.sh --seed-from; the pipeline passes the base
@@ -181,6 +186,27 @@ build_objects() {
 	return $bad
 }
 
+# affects_build COMMIT: does a file COMMIT changes take part in the build
+# of $out (in the state the previous commit left it)? Build-system files
+# (Kconfig, Makefiles, scripts/) always do, and so does a file the parent
+# did not have (no .cmd file can name it yet); any other file does if a
+# kbuild .cmd file of $out lists it as a source or dependency.
+affects_build() {
+	local c=$1 f
+	[ -f "$out/.config" ] || return 0
+	while read -r f; do
+		case $f in
+		Documentation/*|tools/testing/*|scripts/coccinelle/*|MAINTAINERS) continue ;;
+		*Kconfig*|*Makefile*|*Kbuild*|*.mk|scripts/*|arch/*/configs/*) return 0 ;;
+		esac
+		git -C "$tree" cat-file -e "$c^:$f" 2>/dev/null || return 0
+		grep -rqlF --include='.*.cmd' -e "/$f" "$out" && return 0
+	done < <(git -C "$tree" diff --name-only "$c^" "$c")
+	return 1
+}
+# A function lost in an edit would read as "not built" below.
+declare -F affects_build enabled_obj touched_objects baseline build_objects >/dev/null ||
+	die "bisect-build: a function of this script is missing"
 for c in "${commits[@]}"; do
 	i=$((i + 1))
 	git -C "$tree" checkout -q --detach "$c"
