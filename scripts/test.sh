@@ -354,6 +354,8 @@ if [ $DEBUG = 1 ]; then
 	# (tests/guest/run-kselftest.sh: mm/settings 180 s x 15 = 2700 s,
 	# which a hung category can use up with the cap still ahead).
 	BOOT_TIMEOUT=$(( ${BOOT_TIMEOUT:-2400} * 3 )) \
-	QEMU_APPEND="${QEMU_APPEND:-} hmmtimeoutscale=15" boot debug "$BUILD_ROOT/debug" upstream series || true
+	# kasan_multi_shot: KASAN prints every report, not only the first
+	# (a first report at boot would hide every later one).
+	QEMU_APPEND="${QEMU_APPEND:-} hmmtimeoutscale=15 kasan_multi_shot" boot debug "$BUILD_ROOT/debug" upstream series || true
 fi
 finish
