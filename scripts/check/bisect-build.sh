@@ -254,8 +254,9 @@ for c in "${commits[@]}"; do
 			[ $objects = 0 ] || baseline
 		}
 	fi
+	t=$(date +%s)
 	if step >"$WORKDIR/bisect-$i.log" 2>&1; then
-		log "bisect-build: [$i/${#commits[@]}] builds: $subj"
+		log "bisect-build: [$i/${#commits[@]}] builds ($(( $(date +%s) - t ))s): $subj"
 	else
 		tail -n 30 "$WORKDIR/bisect-$i.log" >&2
 		echo "bisect-build: [$i/${#commits[@]}] FAILS: $subj" >&2
