@@ -281,6 +281,15 @@ nohmm_build() {
 		"$WT" "$BUILD_ROOT/nohmm" "${CFG_BASE[@]}" || return 1
 	! grep -E '^CONFIG_HMM_(DEVICE_MIRROR|DEVMEM)=' "$BUILD_ROOT/nohmm/.config"
 }
+# mirror_only_build: the build-mirror-only stage, the mirror
+# (CONFIG_HMM_DEVICE_MIRROR, which the mirror's KUnit test selects) without
+# device memory; config.sh checks that each symbol took.
+mirror_only_build() {
+	local cfg=()
+	mapfile -t cfg < <(configs guest hmm mirror-only)
+	"$TOP/scripts/build/build.sh" --seed-from "$BUILD_ROOT/series" \
+		"$WT" "$BUILD_ROOT/mirror-only" "${cfg[@]}"
+}
 
 if [ $LEVEL = full ] || [ $LEVEL = ci ]; then
 	stage check-touched "$TOP/scripts/check/check-touched.sh" "$WT" || true
@@ -305,6 +314,9 @@ if [ $LEVEL = full ] || [ $LEVEL = ci ]; then
 	# head, HMM_DEVMEM=y): kbuild rebuilds only what depends on the symbols
 	# that change.
 	[ $LEVEL != full ] || stage build-nohmm nohmm_build || true
+	# And with the mirror but without device memory (a driver that only
+	# mirrors, as upstream's hmm_range_fault() users).
+	[ $LEVEL != full ] || stage build-mirror-only mirror_only_build || true
 fi
 
 PLANS=(upstream series)
