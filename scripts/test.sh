@@ -21,23 +21,25 @@
 # 1 on failure. Stage times: $HMM_WORKDIR/BASE/results/latest/timings.txt.
 # Levels (the last one given wins):
 #   --full         every stage below
-#   --ci           full but for three checks that do not change between
+#   --ci           full but for four checks that do not change between
 #                  two runs of the same patches and cost most cold:
-#                  bisect-build (20 min cold on 7.3), build-nohmm (6 min)
-#                  and the Sphinx build of kernel-doc (its kernel-doc
-#                  checks of the touched files still run)
+#                  bisect-build (20 min cold on 7.3), build-nohmm (6 min),
+#                  build-mirror-only and the Sphinx build of kernel-doc
+#                  (its kernel-doc checks of the touched files still run)
 #   --quick        skip the bisect and allmodconfig checks and the base boot
 #   --core         the core stages only: hygiene, apply-check, export
 #                  round trip, the base and series builds and boots, the
 #                  comparison; no kunit.py, check-touched, kernel-doc,
-#                  distro-config, bisect-build, build-nohmm, distro-pkg
+#                  distro-config, bisect-build, build-nohmm,
+#                  build-mirror-only, distro-pkg
 #   --backport     hygiene, apply-check, export round trip, the series
 #                  kernel built (no base kernel) and booted with the
 #                  series' own suites (tests/plans/series), checked
 #                  against the known failures; every suite must have run
 #                  tests of its own (no base boot, so no comparison)
 # Other options:
-#   --full-bisect  bisect-build builds the whole kernel at every commit
+#   --full-bisect  (implies --full) bisect-build builds the whole kernel
+#                  at every commit
 #                  (about 40 min on 7.3 here with a warm ccache, far more
 #                  cold: run it before posting); by default it compiles
 #                  the series' touched objects per commit and checks their
@@ -49,7 +51,7 @@
 #   --lts          only the 6.12 LTS base (HMM_BASE=6.12)
 . "$(dirname "$0")/lib.sh"
 
-LEVEL= DEBUG=0 SUITES= ONE=${HMM_BASE_GIVEN:-} BISECT=(--objects)
+LEVEL= DEBUG=0 SUITES= ONE=${HMM_BASE_GIVEN:-} BISECT=(--objects) FULLB=0
 [ -z "${KERNEL_TREE:-}" ] || ONE=1
 args=("$@")
 while [ $# -gt 0 ]; do
@@ -60,7 +62,7 @@ while [ $# -gt 0 ]; do
 	--core) LEVEL=core ;;
 	--backport) LEVEL=backport ;;
 	--debug) DEBUG=1 ;;
-	--full-bisect) BISECT=() ;;
+	--full-bisect) BISECT=() FULLB=1 ;;
 	--suites) need_arg "$@"; SUITES=$2; shift ;;
 	--mainline) select_base 7.3; ONE=1 ;;
 	--lts) select_base 6.12; ONE=1 ;;
@@ -70,8 +72,15 @@ while [ $# -gt 0 ]; do
 	shift
 done
 
-# Every base: the primary at the level asked for, the backports' core
-# stages (or quick ones); each run is this script on one base.
+# --full-bisect is a mode of bisect-build, which runs at level full only:
+# it implies --full, and any other level is an error.
+if [ $FULLB = 1 ]; then
+	[ -n "$LEVEL" ] || LEVEL=full
+	[ "$LEVEL" = full ] || usage_error "--full-bisect needs level full, not --$LEVEL"
+fi
+
+# Every base: the primary at the level asked for (ci by default), the
+# backports at theirs (below); each run is this script on one base.
 if [ -z "$ONE" ]; then
 	T0=$(date +%s) rc=0
 	for b in "${HMM_BASES[@]}"; do
@@ -87,9 +96,16 @@ if [ -z "$ONE" ]; then
 			*) lvl=(--backport) ;;
 			esac
 		fi
+		# (A backport at level core runs no bisect-build: without
+		# --full-bisect.)
+		bargs=("${args[@]}")
+		if [ "$b" != "${HMM_BASES[0]}" ]; then
+			bargs=()
+			for a in "${args[@]}"; do [ "$a" = --full-bisect ] || bargs+=("$a"); done
+		fi
 		log "base $b"
 		rm -f "$CACHE/$b/results/latest/final.txt"
-		HMM_BASE=$b "$0" "${args[@]}" "${lvl[@]}" || rc=1
+		HMM_BASE=$b "$0" "${bargs[@]}" "${lvl[@]}" || rc=1
 	done
 	echo
 	echo "==================== every base ($(( $(date +%s) - T0 ))s) ===================="
@@ -396,41 +412,43 @@ cmp_results() {
 }
 # series_ran: with no base boot (level backport), every
 # suite the series kernel ran must have run tests of its own (not only the
-# runner's __timeout__, __kernel_log__, ...); its failures count against
+# runner's __timeout__, __kernel_log__, ..., and not only skipped ones);
+# its failures count against
 # the known failures in the summary, as every suite's.
 series_ran() {
 	local s bad=0
 	awk '$1 == "series"' "$RES" > "$R/series.res"
 	for s in $(for p in "${PLANS[@]}"; do suite_list "$p"; done | sort -u); do
 		[ "$s" = shell ] && continue
-		awk -v s="$s" '$2 == s && $3 !~ /^__/ { f = 1 } END { exit !f }' "$R/series.res" ||
-			{ echo "series kernel: $s ran no test of its own"; bad=1; }
+		awk -v s="$s" '$2 == s && $3 !~ /^__/ && $4 != "SKIP" { f = 1 } END { exit !f }' "$R/series.res" ||
+			{ echo "series kernel: $s ran no test of its own (or only skipped)"; bad=1; }
 	done
 	[ $bad = 0 ]
 }
-if [ $SAME = 1 ] || { [ $BASE_BOOT = 1 ] && [ $LEVEL != quick ]; }; then
+# (An empty series boots the series kernel once, with the upstream suites
+# only if the level boots them.)
+if { [ $SAME = 1 ] && [ $LEVEL != backport ]; } || { [ $BASE_BOOT = 1 ] && [ $LEVEL != quick ]; }; then
 	stage compare-base-series cmp_results || true
 elif [ $LEVEL = backport ]; then
 	stage series-ran series_ran || true
 fi
-if [ $DEBUG = 1 ]; then
-	stage build-debug "$TOP/scripts/build/build.sh" "$WT" "$BUILD_ROOT/debug" \
-		"${CFG_DEBUG[@]}" &&
-	# The debug kernel runs the tests about 3 times slower than the
-	# normal one under TCG (a debug boot is expected to take ~2270 s):
-	# 3 times the boot cap and the per-category timeout
-	# (tests/guest/run-kselftest.sh: mm/settings 180 s x 15 = 2700 s,
-	# which a hung category can use up with the cap still ahead).
+# The debug kernel runs the tests about 3 times slower than the normal one
+# under TCG (a debug boot is expected to take ~2270 s): 3 times the boot
+# cap and the per-category timeout (tests/guest/run-kselftest.sh:
+# mm/settings 180 s x 15 = 2700 s, which a hung category can use up with
+# the cap still ahead).
+# kasan_multi_shot: KASAN prints every report, not only the first (a
+# first report at boot would hide every later one).
+# no5lvl: 4-level paging. With 5-level paging (QEMU's -cpu max has LA57)
+# 7.3.4 can report a false wild-memory-access at boot: identify_cpu()
+# clears boot_cpu_data's capabilities, so an interrupt in that window sees
+# pgtable_l5_enabled() false and KASAN takes the 5-level direct map for
+# memory without shadow (posted upstream as "kasan: Fix false-positive
+# wild-memory-access on x86 under 5-level paging", June 2026;
+# Documentation/testing.md, which says what 4-level paging leaves out).
+if [ $DEBUG = 1 ] &&
+   stage build-debug "$TOP/scripts/build/build.sh" "$WT" "$BUILD_ROOT/debug" "${CFG_DEBUG[@]}"; then
 	BOOT_TIMEOUT=$(( ${BOOT_TIMEOUT:-2400} * 3 )) \
-	# kasan_multi_shot: KASAN prints every report, not only the first
-	# (a first report at boot would hide every later one).
-	# no5lvl: 4-level paging. With 5-level paging (QEMU's -cpu max has
-	# LA57) the base 7.3.4 kernel can report a false wild-memory-access
-	# at boot: identify_cpu() clears boot_cpu_data's capabilities, so an
-	# interrupt in that window sees pgtable_l5_enabled() false and KASAN
-	# takes the direct map for memory without shadow (posted upstream
-	# as "kasan: Fix false-positive wild-memory-access on x86 under
-	# 5-level paging", June 2026; Documentation/testing.md).
 	QEMU_APPEND="${QEMU_APPEND:-} hmmtimeoutscale=15 kasan_multi_shot no5lvl" boot debug "$BUILD_ROOT/debug" upstream series || true
 fi
 finish
