@@ -53,6 +53,9 @@ HMM_BASES=(7.3 6.12)
 #   BASE_VERSION_KEY  the git config key get-base.sh records the version in
 #   BACKPORT_DIR   backports/BASE of a backport, empty for the primary
 #   KNOWN_FAILURES, SELFTEST_FIXES (an array of directories)
+#   BASE_RESULTS   the base kernel's upstream results as the last run that
+#                  booted it recorded them ("SUITE TEST STATUS", sorted):
+#                  tests/base-results, backports/BASE/base-results
 #   WORKDIR, BUILD_ROOT  its trees, builds and results: $CACHE/BASE/
 # Returns 1 for an unknown BASE.
 select_base() {
@@ -73,9 +76,11 @@ select_base() {
 	KTREE=${KERNEL_TREE:-$BASE_TREE}
 	KNOWN_FAILURES=$TOP/tests/known-failures
 	SELFTEST_FIXES=("$TOP/tests/selftest-fixes")
+	BASE_RESULTS=$TOP/tests/base-results
 	BACKPORT_DIR=
 	if [ "$1" != "${HMM_BASES[0]}" ]; then
 		BACKPORT_DIR=$TOP/backports/$1
+		BASE_RESULTS=$BACKPORT_DIR/base-results
 		[ ! -f "$BACKPORT_DIR/known-failures" ] || KNOWN_FAILURES=$BACKPORT_DIR/known-failures
 		[ ! -d "$BACKPORT_DIR/selftest-fixes" ] || SELFTEST_FIXES+=("$BACKPORT_DIR/selftest-fixes")
 	fi

@@ -127,8 +127,13 @@ fi
 LEVEL=${LEVEL:-full}
 # BASE_BOOT: does this level build and boot the base kernel, to compare
 # the upstream suites' results with the series'?
-BASE_BOOT=0
-case $LEVEL in full|ci|core) BASE_BOOT=1 ;; esac
+# the upstream suites' results with the series'? (Levels ci and backport
+# compare them with the base's results as recorded, $BASE_RESULTS.)
+BASE_BOOT=0 USE_RECORD=0
+case $LEVEL in
+full|core) BASE_BOOT=1 ;;
+ci|backport) USE_RECORD=1 ;;
+esac
 log "base $HMM_BASE: ${SERIES_REL}series onto $BASE_TAG, $LEVEL"
 R=$WORKDIR/results/latest
 rm -rf "$R" && mkdir -p "$R"
@@ -270,7 +275,7 @@ SAME=0
 # amdkfd's incomplete switch on the base (seconds; an empty series has no rule).
 [ $SAME = 1 ] || stage cocci-check "$TOP/scripts/check/cocci-check.sh" "$WT" || true
 BASE_OK=0
-if [ $LEVEL != quick ] && [ $LEVEL != backport ] && [ $SAME = 0 ]; then
+if [ $BASE_BOOT = 1 ] && [ $SAME = 0 ]; then
 	git -C "$WT" checkout -q --detach "$BASE_TAG"
 	stage build-base "$TOP/scripts/build/build.sh" "$WT" "$BUILD_ROOT/base" "${CFG_BASE[@]}" && BASE_OK=1
 	git -C "$WT" checkout -q --detach "$HEAD_COMMIT"
@@ -336,12 +341,28 @@ if [ $LEVEL = full ] || [ $LEVEL = ci ]; then
 fi
 
 PLANS=(upstream series)
-[ $LEVEL != backport ] || PLANS=(series)
 boot series "$BUILD_ROOT/series" "${PLANS[@]}" || true
 if [ $SAME = 1 ]; then
 	log "the series is empty ($NPATCH patches): the series kernel is the base kernel, booted once"
 elif [ $BASE_OK = 1 ] && [ $BASE_BOOT = 1 ]; then
 	boot base "$BUILD_ROOT/base" upstream || true
+fi
+
+# base_record: the base kernel's upstream results, just booted, must be
+# the recorded ones ($BASE_RESULTS), which the levels that boot no base
+# kernel compare the series with. $R/base-results.new is what to record
+# when the base itself changed.
+base_record() {
+	awk '$1 == "base" && $2 != "pipeline" { print $2, $3, $4 }' "$RES" | sort > "$R/base-results.new"
+	[ -s "$R/base-results.new" ] || { echo "the base kernel has no upstream results"; return 1; }
+	if ! diff -u "$BASE_RESULTS" "$R/base-results.new"; then
+		echo "the base kernel's results differ from ${BASE_RESULTS#"$TOP/"} (< recorded, > now):"
+		echo "if the base changed, record them: cp $R/base-results.new $BASE_RESULTS"
+		return 1
+	fi
+}
+if [ $BASE_OK = 1 ] && [ $BASE_BOOT = 1 ] && [ $SAME = 0 ]; then
+	stage base-record base_record || true
 fi
 
 # Debian packages of the series kernel (make bindeb-pkg), and what they hold.
@@ -350,10 +371,17 @@ if { [ $LEVEL = full ] || [ $LEVEL = ci ]; } && [ $SAME = 0 ]; then
 fi
 
 # Upstream suites: base results must be known, series results must equal base.
+# (At levels that boot no base kernel, USE_RECORD=1: the base's results
+# are the recorded ones, $BASE_RESULTS.)
 cmp_results() {
 	local base=series
 	[ $SAME = 1 ] || base=base
-	awk -v b="$base" '$1 == b && $2 != "pipeline"' "$RES" > "$R/base.res"
+	if [ "${USE_RECORD:-0}" = 1 ]; then
+		[ -s "$BASE_RESULTS" ] || { echo "no recorded base results: ${BASE_RESULTS#"$TOP/"}"; return 1; }
+		awk '{ print "base", $0 }' "$BASE_RESULTS" > "$R/base.res"
+	else
+		awk -v b="$base" '$1 == b && $2 != "pipeline"' "$RES" > "$R/base.res"
+	fi
 	awk '$1 == "series"' "$RES" > "$R/series.res"
 	# s, t, st local: stage() runs this with a local t of its own (its
 	# start time), which the loop would overwrite.
@@ -410,11 +438,10 @@ cmp_results() {
 	fi
 	[ $bad = 0 ]
 }
-# series_ran: with no base boot (level backport), every
-# suite the series kernel ran must have run tests of its own (not only the
-# runner's __timeout__, __kernel_log__, ..., and not only skipped ones);
-# its failures count against
-# the known failures in the summary, as every suite's.
+# series_ran: every suite the series kernel booted with must have run
+# tests of its own (not only the runner's __timeout__, __kernel_log__,
+# ..., and not only skipped ones); its failures count against the known
+# failures in the summary, as every suite's.
 series_ran() {
 	local s bad=0
 	awk '$1 == "series"' "$RES" > "$R/series.res"
@@ -425,13 +452,10 @@ series_ran() {
 	done
 	[ $bad = 0 ]
 }
-# (An empty series boots the series kernel once, with the upstream suites
-# only if the level boots them.)
-if { [ $SAME = 1 ] && [ $LEVEL != backport ]; } || { [ $BASE_BOOT = 1 ] && [ $LEVEL != quick ]; }; then
+if [ $SAME = 1 ] || [ $BASE_BOOT = 1 ] || [ $USE_RECORD = 1 ]; then
 	stage compare-base-series cmp_results || true
-elif [ $LEVEL = backport ]; then
-	stage series-ran series_ran || true
 fi
+stage series-ran series_ran || true
 # The debug kernel runs the tests about 3 times slower than the normal one
 # under TCG (a debug boot is expected to take ~2270 s): 3 times the boot
 # cap and the per-category timeout (tests/guest/run-kselftest.sh:
