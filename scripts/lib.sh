@@ -34,6 +34,7 @@ die()  { printf 'ERROR: %s\n' "$*" >&2; exit 1; }
 #                       fragment is used (configs NAME)
 #   selftest-fixes/     applied after tests/selftest-fixes/
 #   known-failures      instead of tests/known-failures
+#   base-results(.key)  instead of tests/base-results(.key)
 #   cover-letter.txt    instead of Documentation/cover-letter.txt
 HMM_BASES=(7.3 6.12)
 

@@ -9,8 +9,8 @@
 # suites in tests/plans/, scan the kernel logs and compare the upstream
 # suites' results base vs series.
 # Both bases, one after the other. With no level option (what CI runs,
-# sized to stay under 80 minutes on a fresh machine, where every compile
-# is cold): mainline 7.3 at level ci, then the 6.12 backport at level
+# sized for CI's 80 minutes on a fresh machine, where every compile is
+# cold: about 70 minutes, estimated from the stages' cold times): mainline 7.3 at level ci, then the 6.12 backport at level
 # backport. With --full (what to run before posting, about 2 hours on a
 # fresh machine): 7.3 at level full, then 6.12 at level core. With
 # HMM_BASE or KERNEL_TREE set, or with --mainline or --lts, one base only,
@@ -30,7 +30,9 @@
 #                  kunit.py (its own kernel: 11 min cold), bisect-build
 #                  (20 min), build-nohmm, build-mirror-only, the Sphinx
 #                  build (kernel-doc's checks of the touched files run)
-#   --quick        skip the bisect and allmodconfig checks and the base boot
+#   --quick        no base kernel (the record, as ci), no check-touched,
+#                  kernel-doc, distro-config, bisect-build, build-nohmm,
+#                  build-mirror-only, distro-pkg; kunit.py runs
 #   --core         the core stages only: hygiene, apply-check, export
 #                  round trip, the base and series builds and boots, the
 #                  comparison; no kunit.py, check-touched, kernel-doc,
@@ -127,13 +129,13 @@ if [ -z "$ONE" ]; then
 fi
 LEVEL=${LEVEL:-full}
 # BASE_BOOT: does this level build and boot the base kernel, to compare
-# the upstream suites' results with the series'?
-# the upstream suites' results with the series'? (Levels ci and backport
-# compare them with the base's results as recorded, $BASE_RESULTS.)
+# the upstream suites' results with the series'? (The other levels
+# compare them with the base's results as recorded, $BASE_RESULTS, if
+# the record's inputs are those of this run: record_key.)
 BASE_BOOT=0 USE_RECORD=0
 case $LEVEL in
 full|core) BASE_BOOT=1 ;;
-ci|backport) USE_RECORD=1 ;;
+*) USE_RECORD=1 ;;
 esac
 log "base $HMM_BASE: ${SERIES_REL}series onto $BASE_TAG, $LEVEL"
 R=$WORKDIR/results/latest
@@ -269,7 +271,8 @@ mapfile -t CFG_SERIES < <(configs guest hmm)
 mapfile -t CFG_DEBUG < <(configs guest hmm debug)
 stage config-debug "$TOP/scripts/build/config.sh" "$WT" "$BUILD_ROOT/debug" "${CFG_DEBUG[@]}" || true
 
-# Base kernel first (same worktree path, so ccache serves the series build).
+# Base kernel first, at the levels that boot it (same worktree path, so
+# ccache serves the series build).
 SAME=0
 [ "$(git -C "$WT" rev-parse "$BASE_TAG^{tree}")" = "$(git -C "$WT" rev-parse "$HEAD_COMMIT^{tree}")" ] && SAME=1
 # The series' coccinelle switch rule: silent on the series, and it must find
@@ -281,8 +284,9 @@ if [ $BASE_BOOT = 1 ] && [ $SAME = 0 ]; then
 	stage build-base "$TOP/scripts/build/build.sh" "$WT" "$BUILD_ROOT/base" "${CFG_BASE[@]}" && BASE_OK=1
 	git -C "$WT" checkout -q --detach "$HEAD_COMMIT"
 fi
-# The series build and bisect-build start from the base objects (same
-# worktree path): kbuild rebuilds only what the series changes.
+# The series build and bisect-build start from the base objects, if the
+# base was built (same worktree path): kbuild rebuilds only what the
+# series changes.
 SEED=()
 [ $BASE_OK = 1 ] && SEED=(--seed-from "$BUILD_ROOT/base")
 stage build-series "$TOP/scripts/build/build.sh" "${SEED[@]}" "$WT" "$BUILD_ROOT/series" \
@@ -345,27 +349,68 @@ fi
 
 PLANS=(upstream series)
 boot series "$BUILD_ROOT/series" "${PLANS[@]}" || true
+BASE_BOOTED=0
 if [ $SAME = 1 ]; then
 	log "the series is empty ($NPATCH patches): the series kernel is the base kernel, booted once"
 elif [ $BASE_OK = 1 ] && [ $BASE_BOOT = 1 ]; then
-	boot base "$BUILD_ROOT/base" upstream || true
+	boot base "$BUILD_ROOT/base" upstream && BASE_BOOTED=1
 fi
 
+# upstream_suites: the suites of tests/plans/upstream, only those of
+# --suites if it was given, one per line.
+upstream_suites() {
+	local s
+	for s in $(SUITES= suite_list upstream); do
+		[ -z "$SUITES" ] || tr ',' '\n' <<<"$SUITES" | grep -qxF -- "$s" || continue
+		echo "$s"
+	done
+}
+
+# record_key: what the base kernel's upstream results depend on besides
+# the base kernel, one line each: the base tree; the series' changes to
+# files the base has under tools/testing/selftests/mm (the programs it
+# adds skip as a whole on the base, which the comparison allows for);
+# the selftest fixes; the guest's init and kselftest runner, the upstream
+# plan and the guest config; the QEMU command line and version. Kept beside the
+# record ($BASE_RESULTS.key): a record made with other inputs is stale.
+record_key() {
+	local d
+	echo "base-tree $(git -C "$WT" rev-parse "$BASE_TAG^{tree}")"
+	echo "selftests-changed $(git -C "$WT" diff --diff-filter=MD "$BASE_TAG" "$HEAD_COMMIT" -- tools/testing/selftests/mm | sha256sum | cut -c1-16)"
+	echo "selftest-fixes $(for d in "${SELFTEST_FIXES[@]}"; do cat "$d"/*.patch 2>/dev/null; done | sha256sum | cut -c1-16)"
+	echo "guest $(cd "$TOP" && cat tests/guest/init tests/guest/run-kselftest.sh \
+		tests/guest/suite-lib.sh tests/plans/upstream scripts/boot/run-qemu.sh \
+		$(configs guest) | sha256sum | cut -c1-16)"
+	echo "qemu $(qemu-system-x86_64 --version | head -n 1 | tr ' ' _)"
+}
+
 # base_record: the base kernel's upstream results, just booted, must be
-# the recorded ones ($BASE_RESULTS), which the levels that boot no base
-# kernel compare the series with. $R/base-results.new is what to record
-# when the base itself changed.
+# the recorded ones ($BASE_RESULTS, with the same record_key), which the
+# other levels compare the series with. $R/base-results.new(.key) is
+# what to record when the base or what it runs changed: review the diff
+# first (the record also reflects the series' changes to base selftests).
 base_record() {
+	record_key > "$R/base-results.new.key"
 	awk '$1 == "base" && $2 != "pipeline" { print $2, $3, $4 }' "$RES" | sort > "$R/base-results.new"
 	[ -s "$R/base-results.new" ] || { echo "the base kernel has no upstream results"; return 1; }
-	if ! diff -u "$BASE_RESULTS" "$R/base-results.new"; then
-		echo "the base kernel's results differ from ${BASE_RESULTS#"$TOP/"} (< recorded, > now):"
-		echo "if the base changed, record them: cp $R/base-results.new $BASE_RESULTS"
-		return 1
-	fi
+	local bad=0
+	diff -u "$BASE_RESULTS.key" "$R/base-results.new.key" ||
+		{ echo "the record's inputs differ from this run's (< recorded, > now)"; bad=1; }
+	diff -u "$BASE_RESULTS" "$R/base-results.new" ||
+		{ echo "the base kernel's results differ from ${BASE_RESULTS#"$TOP/"} (< recorded, > now)"; bad=1; }
+	[ $bad = 0 ] && return 0
+	echo "if the base or what it runs changed as it should, record them:"
+	echo "  cp $R/base-results.new $BASE_RESULTS; cp $R/base-results.new.key $BASE_RESULTS.key"
+	return 1
 }
-if [ $BASE_OK = 1 ] && [ $BASE_BOOT = 1 ] && [ $SAME = 0 ]; then
-	stage base-record base_record || true
+# (Only from a whole, clean base boot, of every upstream suite.)
+if [ $BASE_BOOT = 1 ] && [ $SAME = 0 ] && [ -z "$SUITES" ]; then
+	if [ $BASE_BOOTED = 1 ]; then
+		stage base-record base_record || true
+	elif [ $BASE_OK = 1 ]; then
+		rec pipeline pipeline base-record FAIL
+		echo "---- base-record: the base boot failed; the record was not checked" >&2
+	fi
 fi
 
 # Debian packages of the series kernel (make bindeb-pkg), and what they hold.
@@ -381,7 +426,14 @@ cmp_results() {
 	[ $SAME = 1 ] || base=base
 	if [ "${USE_RECORD:-0}" = 1 ]; then
 		[ -s "$BASE_RESULTS" ] || { echo "no recorded base results: ${BASE_RESULTS#"$TOP/"}"; return 1; }
-		awk '{ print "base", $0 }' "$BASE_RESULTS" > "$R/base.res"
+		if ! record_key | diff -u "$BASE_RESULTS.key" -; then
+			echo "${BASE_RESULTS#"$TOP/"} was recorded with other inputs (< recorded, > now):"
+			echo "run scripts/test.sh --full (or --lts --core), whose base-record stage checks and re-records it"
+			return 1
+		fi
+		# Only the suites this run booted (--suites).
+		upstream_suites | awk 'NR == FNR { k[$1] = 1; next } ($1 in k) { print "base", $0 }' \
+			- "$BASE_RESULTS" > "$R/base.res"
 	else
 		awk -v b="$base" '$1 == b && $2 != "pipeline"' "$RES" > "$R/base.res"
 	fi
@@ -401,12 +453,14 @@ cmp_results() {
 	# the series' results are compared only under the programs the base
 	# ran, so a category that came out empty on the base would let any
 	# series result through.
-	for s in $(suite_list upstream); do
+	for s in $(upstream_suites); do
 		[ "$s" = shell ] && continue
 		awk -v s="$s" '$2 == s && $3 !~ /^__/ { f = 1 } END { exit !f }' "$R/base.res" ||
 			{ echo "base kernel: $s ran no test of its own: nothing to compare the series with"; bad=1; }
 	done
-	if [ $SAME = 0 ]; then
+	# (An empty series booted once is the base kernel: compared with the
+	# record, if there is one to compare with.)
+	if [ $SAME = 0 ] || [ "${USE_RECORD:-0}" = 1 ]; then
 		# Every upstream test the base ran must give the same result on
 		# the series, and the series must have no other result under the
 		# programs the base ran (a test's path starts with its program,
