@@ -10,9 +10,10 @@
 # suites' results base vs series.
 # Both bases, one after the other. With no level option (what CI runs,
 # sized for CI's 80 minutes on a fresh machine, where every compile is
-# cold: about 70 minutes, estimated from the stages' cold times): mainline 7.3 at level ci, then the 6.12 backport at level
-# backport. With --full (what to run before posting, about 2 hours on a
-# fresh machine): 7.3 at level full, then 6.12 at level core. With
+# cold: about 70 minutes, estimated from the stages' cold times):
+# mainline 7.3 at level ci, then the 6.12 backport at level backport.
+# With --full (what to run before posting, about 2 hours on a fresh
+# machine): 7.3 at level full, then 6.12 at level core. With
 # HMM_BASE or KERNEL_TREE set, or with --mainline or --lts, one base only,
 # level full unless told otherwise (scripts/test.sh --lts: the 6.12
 # per-patch builds and the other checks CI leaves out on 6.12).
@@ -371,8 +372,9 @@ upstream_suites() {
 # files the base has under tools/testing/selftests/mm (the programs it
 # adds skip as a whole on the base, which the comparison allows for);
 # the selftest fixes; the guest's init and kselftest runner, the upstream
-# plan and the guest config; the QEMU command line and release. Kept beside the
-# record ($BASE_RESULTS.key): a record made with other inputs is stale.
+# plan and the guest config; the QEMU command line and release. Kept
+# beside the record ($BASE_RESULTS.key): a record made with other inputs
+# is stale.
 record_key() {
 	local d
 	echo "base-tree $(git -C "$WT" rev-parse "$BASE_TAG^{tree}")"
