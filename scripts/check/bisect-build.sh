@@ -236,7 +236,7 @@ for c in "${commits[@]}"; do
 	# itself if anything it reads changed). Saves ~20 s per commit.
 	fragarg=("$frag")
 	if [ $built -gt 0 ] && cmp -s "$frag" "$prev_frag" &&
-	   ! git -C "$tree" diff --name-only "$c^" "$c" | grep -q Kconfig; then
+	   ! git -C "$tree" diff --name-only "$c^" "$c" | grep Kconfig > /dev/null; then
 		fragarg=()
 	fi
 	cp "$frag" "$prev_frag"

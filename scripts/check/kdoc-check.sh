@@ -66,8 +66,10 @@ for sym in "${exported[@]}"; do
 	found=0
 	for f in "${files[@]}"; do
 		grep -q "\b$sym\b" "$tree/$f" || continue
+		# Not "| grep -q": under pipefail, grep -q leaving at the first
+		# match can kill kernel-doc with SIGPIPE and fail the pipe.
 		if (cd "$tree" && perl scripts/kernel-doc -rst -function "$sym" "$f" 2>/dev/null) |
-			grep -q "c:function::.*\b$sym\b"; then
+			grep "c:function::.*\b$sym\b" > /dev/null; then
 			found=1
 			break
 		fi
