@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# build-bench.sh SRC_TREE OUT_DIR
+# build-bench.sh SRC_TREE OUT_DIR [BUILD_DIR]
 # Build the HMM benchmark (tests/programs/hmm-bench.c) statically against
 # the uapi headers of the kernel tree SRC_TREE (read-only: "make O=OUT_DIR/hdr
 # headers", or UAPI_INCLUDE=DIR to reuse installed ones, e.g. the ones
@@ -9,6 +9,15 @@
 #   OUT_DIR/suites/bench      the guest suite hook (tests/guest/suites/
 #                             bench.sh), run by tests/guest/init for the
 #                             suite "bench"
+# and, with BUILD_DIR (the O= build dir of the kernel that will boot),
+#   OUT_DIR/bench/hmm_upstream_bench.ko
+#                             the upstream competitor module
+#                             (tests/programs/hmm_upstream_bench), built with
+#                             "make -C BUILD_DIR M=OUT_DIR/upb-src modules"
+#                             from a copy of its source (removed after a
+#                             successful build); skipped, with a
+#                             message, if BUILD_DIR/.config lacks
+#                             CONFIG_DEVICE_PRIVATE=y. A failed build fails.
 # OUT_DIR is a tests directory for scripts/build/mkinitramfs.sh (it may be the one
 # of build-guest-tests.sh). lib/test_hmm_uapi.h and hmm_dummy's private ABI
 # header, drivers/char/hmm_dummy_uapi.h, come from SRC_TREE itself (-I); on a
@@ -18,8 +27,13 @@ case "${1:-}" in
 -h|--help) usage; exit 0 ;;
 -*) usage_error "unknown option $1" ;;
 esac
-[ $# -eq 2 ] || usage_error "SRC_TREE and OUT_DIR expected"
+[ $# -eq 2 ] || [ $# -eq 3 ] || usage_error "SRC_TREE and OUT_DIR (and optionally BUILD_DIR) expected"
 src_out "$1" "$2"
+build=
+if [ $# -eq 3 ]; then
+	build=$(cd "$3" 2>/dev/null && pwd -P) || usage_error "BUILD_DIR '$3' not found"
+	[ -f "$build/.config" ] || usage_error "BUILD_DIR '$3' has no .config"
+fi
 [ -f "$src/lib/test_hmm_uapi.h" ] || { echo "build-bench: $src has no lib/test_hmm_uapi.h" >&2; exit 2; }
 mkdir -p "$out/bench" "$out/suites" "$out/logs"
 uapi=$(uapi_headers "$src" "$out/hdr")
@@ -33,3 +47,24 @@ if [ -f "$src/drivers/char/hmm_dummy_uapi.h" ]; then
 else
 	echo "build-bench: built $out/bench/hmm-bench (no drivers/char/hmm_dummy_uapi.h: upstream rows only)" >&2
 fi
+
+# The upstream competitor module, against the kernel that will boot. Built
+# from a copy, so that the repository stays clean.
+[ -n "$build" ] || exit 0
+rm -f "$out/bench/hmm_upstream_bench.ko"
+if ! grep -qx 'CONFIG_DEVICE_PRIVATE=y' "$build/.config"; then
+	echo "build-bench: $build/.config has no CONFIG_DEVICE_PRIVATE=y: hmm_upstream_bench.ko not built" >&2
+	exit 0
+fi
+rm -rf "$out/upb-src"
+cp -r "$TOP/tests/programs/hmm_upstream_bench" "$out/upb-src"
+if ! make -C "$build" M="$out/upb-src" modules >"$out/logs/hmm_upstream_bench.log" 2>&1 ||
+   [ ! -f "$out/upb-src/hmm_upstream_bench.ko" ]; then
+	tail -n 30 "$out/logs/hmm_upstream_bench.log" >&2
+	echo "build-bench: hmm_upstream_bench.ko did not build against $build (log: $out/logs/hmm_upstream_bench.log)" >&2
+	exit 1
+fi
+install -m 0644 "$out/upb-src/hmm_upstream_bench.ko" "$out/bench/hmm_upstream_bench.ko"
+# OUT_DIR goes into the initramfs: not the objects.
+rm -rf "$out/upb-src"
+echo "build-bench: built $out/bench/hmm_upstream_bench.ko against $build" >&2

@@ -1,38 +1,65 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * hmm-bench: side-by-side micro benchmarks of the series' HMM mirror
- * (hmm_dummy, /dev/hmm_dummy_device00) and upstream HMM (lib/test_hmm.c,
- * /dev/hmm_dmirror0), run in the test guest, in one boot.
+ * (hmm_dummy, /dev/hmm_dummy_device00) and upstream HMM, run in the test
+ * guest, in one boot. Implementations (the "impl" column):
+ *   ours      the series: hmm_dummy device 0 (pfn entries)
+ *   upstream  upstream's DEVICE_PRIVATE/migrate_vma API as a driver would
+ *             use it: tests/programs/hmm_upstream_bench/ (out of tree,
+ *             /dev/hmm_upstream_bench0; migrate group only for now)
+ *   test_hmm  lib/test_hmm.c (/dev/hmm_dmirror0), a labelled reference.
+ *             Before issue 19 this column said "upstream" (and
+ *             "upstream_lru", "upstream_rel"); scripts/bench.sh --compare
+ *             renames those in older CSV files.
  *
  * Rows (see Documentation/benchmarks.md of the series repository):
- *   memcpy                       CPU memcpy of N MiB (the ceiling)
- *   dev_read_first  ours|upstream 4k|thp   first device read of N MiB of
+ *   memcpy_user                  glibc memcpy of N MiB in user space (was
+ *                                "memcpy"; under TCG rep movsb, not the
+ *                                kernel's copy: see ceiling_copy_page)
+ *   dev_read_first  ours|test_hmm 4k|thp   first device read of N MiB of
  *                                CPU-written anonymous memory (device faults)
- *   dev_read_second ours|upstream 4k|thp   the same read again (mirrored)
- *   munmap / mprotect_ro  ours|upstream|none  syscall on a range mirrored
- *                                by ours, by upstream, or not mirrored
- *   mirror_table    ours|upstream 4k|thp   Slab growth per mirrored page
- *   migrate_to_dev  ours|upstream 4k   migration of N MiB to device memory
- *   migrate_back_seq, migrate_back_rand  ours|upstream 4k   CPU touch of
- *                                every migrated page, in order / at random
- *   dev_read_migrated ours|upstream 4k   device read of N MiB the device
+ *   dev_read_second ours|test_hmm 4k|thp   the same read again (mirrored)
+ *   munmap / mprotect_ro  ours|test_hmm|none  syscall on a range mirrored
+ *                                by ours, by test_hmm, or not mirrored
+ *   mirror_table    ours|test_hmm 4k|thp   Slab growth per mirrored page
+ *   migrate_to_dev  ours|upstream|test_hmm 4k   migration to device memory
+ *   migrate_back_seq, migrate_back_rand  ours|upstream|test_hmm 4k   CPU
+ *                                touch of every migrated page, in order /
+ *                                at random (equal 512-page windows for ours
+ *                                and upstream; test_hmm: one page a fault)
+ *   dev_read_migrated ours|test_hmm 4k   device read of a range the device
  *                                had read, right after migrating it to its
  *                                memory (ours: the spared mirror, no fault)
- *   devmem_struct_page ours|upstream  struct page bytes per device page
+ *   ceiling_copy_page kernel 4k  hmm_upstream_bench's UPB_CEILING mode 0:
+ *                                copy_highpage of the same number of pages
+ *                                into device pool pages, in the kernel (the
+ *                                single-copy ceiling of a migration)
+ *   devmem_struct_page ours|test_hmm  struct page bytes per device page
  *                                (by design, not measured)
- *   evict_sweep     ours|upstream|upstream_lru 4k  oversubscribed
+ *   evict_sweep     ours|test_hmm|test_hmm_lru 4k  oversubscribed
  *                                sequential sweep (migrate + device read of
  *                                each 2 MiB block) over 1.5x and 2x ours'
  *                                pool (-g evict, pool -E MiB)
- *   evict_rate      ours|upstream|upstream_rel 4k  eviction of 64 MiB of
+ *   evict_rate      ours|test_hmm|test_hmm_rel 4k  eviction of 64 MiB of
  *                                device memory, pages per second
  *   rmap_bytes      ours         reverse-map bytes per device page,
  *                                measured (/proc/vmallocinfo)
  *   sys_pagefault, sys_mmap_munmap, sys_fork   no device involved: compare
  *                                a base kernel with the series kernel
  *
- * Each implementation runs in its own forked child, so that only one
- * mirror (one mmu notifier) is registered on the measured mm.
+ * The migrate group (issue 19) runs one persistent worker process per
+ * implementation (ours, upstream, test_hmm; with -A a second upstream
+ * worker, upstream_b, as an A/A control), each pinned to CPU 0 with its
+ * own mm and device file, commanded through a pipe: only one runs at a
+ * time. Every (size, impl) first runs once untimed (warm=1), then -r
+ * repetitions, each running every size with the implementations in an
+ * order shuffled by a seeded RNG (-S). Sizes are in KiB (-m, 4K..1G);
+ * below 4 MiB a sample is K = min(256, 4 MiB / size) operations on
+ * disjoint sub-ranges, each in its own 2 MiB block. Every sample is a line
+ * of the raw CSV (-w; printed gzip | base64 between ==BENCH-RAW-BEGIN==
+ * and ==BENCH-RAW-END== with -p), which scripts/bench-stats.py reads.
+ * The other groups run each implementation in its own forked child, so
+ * that only one mirror (one mmu notifier) is registered on the measured mm.
  *
  * Output: a table on stdout between "==BENCH-TABLE-BEGIN==" and
  * "==BENCH-TABLE-END==", and CSV (-o FILE; also printed between
@@ -43,6 +70,8 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -63,15 +92,33 @@
 #else
 #define HAVE_HMM_DUMMY 0
 #endif
+/*
+ * The competitor module's private uAPI, tests/programs/hmm_upstream_bench/
+ * (found next to this file, or with -I that directory); without it the
+ * program builds without the upstream rows.
+ */
+#if __has_include("hmm_upstream_bench/hmm_upstream_bench_uapi.h")
+#include "hmm_upstream_bench/hmm_upstream_bench_uapi.h"
+#define HAVE_UPB 1
+#elif __has_include("hmm_upstream_bench_uapi.h")
+#include "hmm_upstream_bench_uapi.h"
+#define HAVE_UPB 1
+#else
+#define HAVE_UPB 0
+#endif
 
 #define MiB (1024UL * 1024UL)
 #define PMD_SZ (2 * MiB)
 #define PG 4096UL
-#define MAXREP 32
+#define MAXREP 64
 #define MAXROWS 512
 
 #define OURS_DEV "/dev/hmm_dummy_device00"
-#define UP_DEV "/dev/hmm_dmirror0"
+#define TEST_HMM_DEV "/dev/hmm_dmirror0"
+/* hmm_upstream_bench: device 0, its statistics, its module parameters */
+#define UPB_DEV "/dev/hmm_upstream_bench0"
+#define UPB_STATS_PATH "/sys/kernel/debug/hmm_upstream_bench/device0"
+#define UPB_PARAM(x) "/sys/module/hmm_upstream_bench/parameters/" x
 /* ours' device memory: pool size, statistics of device 0, CPU fault window */
 #define OURS_DEVMEM_MB "/sys/module/hmm_dummy/parameters/devmem_mb"
 #define OURS_STATS "/sys/kernel/debug/hmm_dummy/device0"
@@ -81,10 +128,11 @@ struct row {
 	char name[32];
 	char impl[16];
 	char backing[8];
-	unsigned long size_mib;
+	unsigned long size_kib;
 	char unit[12];
 	int higher_better;
 	int n;
+	int nexcl;		/* migrate group: partial samples left out */
 	double v[MAXREP];
 	char note[160];
 };
@@ -94,6 +142,7 @@ static int *nrows;
 static int *ours_mig_err;	/* shared too: errno of ours' first MIGRATE_TO */
 static char evict_skip[160];	/* why the evict group did not run */
 static int reps = 5, reps_big = 3, reps_huge = 2;
+static int mig_reps = 12;	/* -r too: the migrate group's repetitions */
 static unsigned long cap_mib = 256;	/* inval/migrate/thp/pagefault sizes */
 static unsigned long sizes[16];
 static int nsizes;
@@ -150,7 +199,7 @@ static int want(const char *group)
 }
 
 static struct row *row_get(const char *name, const char *impl,
-			   const char *backing, unsigned long mib,
+			   const char *backing, unsigned long kib,
 			   const char *unit, int higher_better)
 {
 	struct row *r;
@@ -159,7 +208,7 @@ static struct row *row_get(const char *name, const char *impl,
 	for (i = 0; i < *nrows; i++) {
 		r = &rows[i];
 		if (!strcmp(r->name, name) && !strcmp(r->impl, impl) &&
-		    !strcmp(r->backing, backing) && r->size_mib == mib)
+		    !strcmp(r->backing, backing) && r->size_kib == kib)
 			return r;
 	}
 	if (*nrows >= MAXROWS)
@@ -170,7 +219,7 @@ static struct row *row_get(const char *name, const char *impl,
 	snprintf(r->impl, sizeof(r->impl), "%s", impl);
 	snprintf(r->backing, sizeof(r->backing), "%s", backing);
 	snprintf(r->unit, sizeof(r->unit), "%s", unit);
-	r->size_mib = mib;
+	r->size_kib = kib;
 	r->higher_better = higher_better;
 	return r;
 }
@@ -180,8 +229,8 @@ static void add(struct row *r, double v)
 	if (r->n < MAXREP)
 		r->v[r->n++] = v;
 	if (verbose)
-		fprintf(stderr, "  %s %s %s %lu: %.3f %s\n", r->name, r->impl,
-			r->backing, r->size_mib, v, r->unit);
+		fprintf(stderr, "  %s %s %s %luK: %.3f %s\n", r->name, r->impl,
+			r->backing, r->size_kib, v, r->unit);
 }
 
 static void note(struct row *r, const char *fmt, ...)
@@ -336,22 +385,27 @@ static void check_fill(const char *p, unsigned long size, unsigned char seed,
 
 /* --- devices --------------------------------------------------------------- */
 
-enum impl { OURS, UPSTREAM };
-static const char *impl_name[] = { "ours", "upstream" };
+/*
+ * The implementations. TEST_HMM was labelled "upstream" before issue 19;
+ * "upstream" is hmm_upstream_bench now (UPB).
+ */
+enum impl { OURS, TEST_HMM, UPB };
+static const char *impl_name[] = { "ours", "test_hmm", "upstream" };
+static const char *impl_dev[] = { OURS_DEV, TEST_HMM_DEV, UPB_DEV };
 
 static int have_dev(enum impl i)
 {
-	if (i == OURS && !HAVE_HMM_DUMMY)
+	if ((i == OURS && !HAVE_HMM_DUMMY) || (i == UPB && !HAVE_UPB))
 		return 0;
-	return access(i == OURS ? OURS_DEV : UP_DEV, R_OK | W_OK) == 0;
+	return access(impl_dev[i], R_OK | W_OK) == 0;
 }
 
 static int dev_open(enum impl i)
 {
-	int fd = open(i == OURS ? OURS_DEV : UP_DEV, O_RDWR | O_CLOEXEC);
+	int fd = open(impl_dev[i], O_RDWR | O_CLOEXEC);
 
 	if (fd < 0)
-		die("open %s", i == OURS ? OURS_DEV : UP_DEV);
+		die("open %s", impl_dev[i]);
 #if HAVE_HMM_DUMMY
 	if (i == OURS && ioctl(fd, HMM_DUMMY_EXPOSE_MM))
 		die("HMM_DUMMY_EXPOSE_MM");
@@ -450,8 +504,10 @@ static void bench_memcpy(void)
 	fill(a, max, 1);
 	for (int s = 0; s < nsizes; s++) {
 		unsigned long size = sizes[s] * MiB;
-		struct row *r = row_get("memcpy", "cpu", "thp", sizes[s], "MiB/s", 1);
+		struct row *r = row_get("memcpy_user", "cpu", "thp", sizes[s] * 1024,
+					"MiB/s", 1);
 
+		note(r, "glibc memcpy in user space (TCG: rep movsb); kernel ceiling: ceiling_copy_page");
 		memcpy(b, a, size);	/* warm up */
 		for (int k = 0; k < reps_for(sizes[s]); k++) {
 			double t = now();
@@ -490,7 +546,8 @@ static void bench_dev_read(enum impl i)
 			for (int thp = 0; thp <= 1; thp++) {
 				unsigned long size = msz[m] * MiB;
 				struct row *rm = row_get("mirror_table", impl_name[i],
-							 thp ? "thp" : "4k", msz[m], "B/page", 0);
+							 thp ? "thp" : "4k", msz[m] * 1024,
+							 "B/page", 0);
 				char *p = map_anon(size, thp);
 				long slab0, slab1;
 
@@ -516,8 +573,8 @@ static void bench_dev_read(enum impl i)
 
 			if (thp && mib > cap_mib)
 				continue;
-			r1 = row_get("dev_read_first", impl_name[i], bk, mib, "MiB/s", 1);
-			r2 = row_get("dev_read_second", impl_name[i], bk, mib, "MiB/s", 1);
+			r1 = row_get("dev_read_first", impl_name[i], bk, mib * 1024, "MiB/s", 1);
+			r2 = row_get("dev_read_second", impl_name[i], bk, mib * 1024, "MiB/s", 1);
 
 			for (int k = 0; k < reps_for(mib); k++) {
 				long h0 = anon_huge_kb();
@@ -562,8 +619,8 @@ static void bench_inval(int i)
 		if (mib > cap_mib)
 			continue;
 		dst = dst_buf(size);
-		ru = row_get("munmap", in, "4k", mib, "us", 0);
-		rp = row_get("mprotect_ro", in, "4k", mib, "us", 0);
+		ru = row_get("munmap", in, "4k", mib * 1024, "us", 0);
+		rp = row_get("mprotect_ro", in, "4k", mib * 1024, "us", 0);
 		for (int k = 0; k < reps_for(mib); k++) {
 			for (int op = 0; op < 2; op++) {
 				char *p = map_anon(size, 0);
@@ -590,15 +647,6 @@ static void bench_inval(int i)
 		close(fd);
 }
 
-static uint64_t rnd_state = 88172645463325252ULL;
-static uint64_t rnd(void)
-{
-	rnd_state ^= rnd_state << 13;
-	rnd_state ^= rnd_state >> 7;
-	rnd_state ^= rnd_state << 17;
-	return rnd_state;
-}
-
 /*
  * Ours: ask HMM to apply its ping-pong control to HMM_DUMMY_MIGRATE_TO
  * (kernels where the control applies only when asked), and the pages it
@@ -609,8 +657,9 @@ static unsigned long ours_held;
 
 /*
  * Migrate [p, p + size) to the device's memory, one ioctl: ours
- * HMM_DUMMY_MIGRATE_TO, upstream HMM_DMIRROR_MIGRATE_TO_DEV (which also
- * copies the data to dst). Returns the pages migrated, or -errno.
+ * HMM_DUMMY_MIGRATE_TO, test_hmm HMM_DMIRROR_MIGRATE_TO_DEV (which also
+ * copies the data to dst). Returns the pages migrated, or -errno. (The
+ * migrate group calls hmm_upstream_bench itself, mig_one().)
  */
 static long dev_migrate(enum impl i, int fd, char *p, unsigned long size,
 			char *dst)
@@ -645,27 +694,6 @@ static long dev_migrate(enum impl i, int fd, char *p, unsigned long size,
 	}
 }
 
-/*
- * Note of ours' migrate_back rows: the CPU fault window (sequential row
- * only) and, from debugfs, the CPU faults and pages migrated back during
- * the first repetition (counters before the touch: cf0, back0; -1: none).
- */
-static void ours_back_note(struct row *r, int with_window, long window,
-			   long cf0, long back0)
-{
-	char w[32] = "";
-
-	if (with_window && window >= 0)
-		snprintf(w, sizeof(w), "window=%ld ", window);
-	else if (with_window)
-		snprintf(w, sizeof(w), "window=? ");
-	if (cf0 >= 0 && back0 >= 0)
-		note(r, "%scpu_faults=%ld pages_back=%ld", w,
-		     ours_stat("cpu_faults") - cf0, ours_stat("from_device") - back0);
-	else
-		note(r, "%s(no debugfs counters)", w);
-}
-
 /* Ping-pong control parameters of the series (absent on the base kernel). */
 #define OURS_PP(x) "/sys/module/hmm_migrate/parameters/pingpong_" x
 
@@ -680,152 +708,6 @@ static int write_long(const char *path, long v)
 	return !fclose(f) && ok;
 }
 
-/*
- * Migration to device memory, and back by CPU touch (one byte of every
- * page, in order or in a random permutation). Ours: a CPU fault migrates
- * back up to hmm_migrate's window of pages; upstream: one page per fault.
- * If ours' very first migration fails, its errno goes to *ours_mig_err and
- * ours gets no migration rows (print_all() prints n/a rows instead).
- */
-static void bench_migrate(enum impl i)
-{
-	const char *in = impl_name[i];
-	int fd = dev_open(i), first = 1;
-	long window = i == OURS ? read_long(OURS_WINDOW) : -1;
-	long pool = i == OURS ? read_long(OURS_DEVMEM_MB) : -1;
-	/*
-	 * Every rep migrates and touches the same addresses. These rows
-	 * measure the migration itself: control off (the pingpong rows
-	 * measure it), for kernels that apply it without being asked.
-	 */
-	long pp = i == OURS ? read_long(OURS_PP("threshold")) : -1;
-
-	if (pp > 0)
-		write_long(OURS_PP("threshold"), 0);
-
-	for (int s = 0; s < nsizes; s++) {
-		unsigned long size = sizes[s] * MiB, mib = sizes[s], np = size / PG;
-		char *dst = NULL, *rbuf = NULL;
-		unsigned long *order;
-		struct row *rt, *rs, *rr, *rd;
-
-		if (mib > cap_mib)
-			continue;
-		if (i == UPSTREAM)
-			dst = dst_buf(size);
-		order = malloc(np * sizeof(*order));
-		if (!order)
-			die("malloc");
-		rt = row_get("migrate_to_dev", in, "4k", mib, "MiB/s", 1);
-		rs = row_get("migrate_back_seq", in, "4k", mib, "MiB/s", 1);
-		rr = row_get("migrate_back_rand", in, "4k", mib, "MiB/s", 1);
-		for (unsigned long j = 0; j < np; j++)
-			order[j] = j;
-		for (unsigned long j = np - 1; j > 0; j--) {
-			unsigned long x = rnd() % (j + 1), tmp = order[j];
-
-			order[j] = order[x];
-			order[x] = tmp;
-		}
-		for (int k = 0; k < reps_for(mib); k++) {
-			for (int rand = 0; rand <= 1; rand++) {
-				char *p = map_anon(size, 0);
-				volatile char sink = 0;
-				long got, cf0 = -1, back0 = -1;
-				double t;
-
-				fill(p, size, 7);
-				t = now();
-				got = dev_migrate(i, fd, p, size, dst);
-				t = now() - t;
-				if (got < 0) {
-					errno = -got;
-					if (i == OURS && first) {
-						*ours_mig_err = errno;
-						fprintf(stderr, "hmm-bench: HMM_DUMMY_MIGRATE_TO: %s: no migration rows for ours\n",
-							strerror(errno));
-						munmap(p, size);
-						free(order);
-						close(fd);
-						return;
-					}
-					die(i == OURS ? "HMM_DUMMY_MIGRATE_TO" :
-					    "HMM_DMIRROR_MIGRATE_TO_DEV");
-				}
-				first = 0;
-				if ((unsigned long)got != np)
-					note(rt, "only %ld of %lu pages migrated%s", got, np,
-					     i == OURS ? " (pool too small? devmem_mb)" : "");
-				if (!rand)
-					add(rt, mib / t);
-				if (i == OURS && k == 0) {
-					cf0 = ours_stat("cpu_faults");
-					back0 = ours_stat("from_device");
-				}
-				t = now();
-				if (rand)
-					for (unsigned long j = 0; j < np; j++)
-						sink += p[order[j] * PG];
-				else
-					for (unsigned long j = 0; j < np; j++)
-						sink += p[j * PG];
-				t = now() - t;
-				add(rand ? rr : rs, mib / t);
-				(void)sink;
-				if (k == 0) {
-					/* every page back, with its data (fill pattern) */
-					check_fill(p, size, 7, rand ? "migrate_back_rand" :
-						   "migrate_back_seq");
-					if (i == OURS)
-						ours_back_note(rand ? rr : rs, !rand, window,
-							       cf0, back0);
-				}
-				munmap(p, size);
-			}
-		}
-		/*
-		 * A range the device had read, read again right after it moved
-		 * to device memory. Ours: the migration spares the device's
-		 * mirror; upstream: test_hmm maps the new device pages itself.
-		 */
-		rd = row_get("dev_read_migrated", in, "4k", mib, "MiB/s", 1);
-		if (!rbuf)
-			rbuf = dst_buf(size);
-		for (int k = 0; k < reps_for(mib); k++) {
-			char *p = map_anon(size, 0);
-			unsigned long f;
-			double t;
-
-			fill(p, size, 9);
-			dev_read(i, fd, p, size, rbuf);
-			if (dev_migrate(i, fd, p, size, dst) != (long)np)
-				note(rd, "not all pages migrated");
-			t = now();
-			f = dev_read(i, fd, p, size, rbuf);
-			t = now() - t;
-			add(rd, mib / t);
-			if (k == 0) {
-				note(rd, "%s=%lu", i == OURS ? "faulted_pages" :
-				     "fault_calls", f);
-				check_copy(p, rbuf, size);
-			}
-			munmap(p, size);
-		}
-		munmap(rbuf, size);
-		rbuf = NULL;
-		if (i == OURS && pool >= 0)
-			note(rt, "pool devmem_mb=%ld", pool);
-		else if (i == UPSTREAM)
-			note(rt, "includes test_hmm's copy back to the caller");
-		if (dst)
-			munmap(dst, size);
-		free(order);
-	}
-	close(fd);
-	if (pp > 0)
-		write_long(OURS_PP("threshold"), pp);
-}
-
 /* Workloads with no device: base kernel vs series kernel. */
 static void bench_sys(void)
 {
@@ -835,7 +717,7 @@ static void bench_sys(void)
 
 		if (mib > cap_mib)
 			continue;
-		r = row_get("sys_pagefault", "none", "4k", mib, "MiB/s", 1);
+		r = row_get("sys_pagefault", "none", "4k", mib * 1024, "MiB/s", 1);
 		for (int k = 0; k < reps_for(mib); k++) {
 			char *p = map_anon(size, 0);
 			double t = now();
@@ -869,7 +751,7 @@ static void bench_sys(void)
 		}
 	}
 	{
-		struct row *r = row_get("sys_fork", "none", "4k", 64, "us/fork", 0);
+		struct row *r = row_get("sys_fork", "none", "4k", 64 * 1024, "us/fork", 0);
 		const int iters = 20;
 		char *p = map_anon(64 * MiB, 0);
 
@@ -926,7 +808,6 @@ static void in_child(const char *what, void (*fn)(int), int arg)
 
 static void c_dev_read(int i) { bench_dev_read(i); }
 static void c_inval(int i) { bench_inval(i); }
-static void c_migrate(int i) { bench_migrate(i); }
 #define PP_ROUNDS 16
 
 /*
@@ -935,18 +816,18 @@ static void c_migrate(int i) { bench_migrate(i); }
  * round, for ours with the ping-pong control (threshold 3, and window and
  * hold long enough for TCG; the migrations ask for it with
  * HMM_DUMMY_MIGRATE_PINGPONG where the kernel has the flag), ours without
- * (threshold 0), and upstream (no control). @mode: 0 ours on, 1 ours off,
- * 2 upstream.
+ * (threshold 0), and test_hmm (no control). @mode: 0 ours on, 1 ours off,
+ * 2 test_hmm.
  */
 static void bench_pingpong(int mode)
 {
-	enum impl i = mode == 2 ? UPSTREAM : OURS;
-	const char *in = mode == 0 ? "ours" : mode == 1 ? "ours_off" : "upstream";
+	enum impl i = mode == 2 ? TEST_HMM : OURS;
+	const char *in = mode == 0 ? "ours" : mode == 1 ? "ours_off" : "test_hmm";
 	long thr = -1, win = -1, hold = -1, held0 = -1;
 	unsigned long np = PMD_SZ / PG;
 	int fd = dev_open(i);
 	char *dst = dst_buf(PMD_SZ);
-	struct row *r = row_get("pingpong", in, "4k", 2, "ms/round", 0);
+	struct row *r = row_get("pingpong", in, "4k", 2048, "ms/round", 0);
 
 	ours_pingpong = mode == 0;
 	ours_held = 0;
@@ -1111,18 +992,18 @@ static void up_migrate_to_sys(int fd, char *p, unsigned long size)
  * block's device read is checked against the fill pattern), then timed
  * passes (MiB swept per second), then every byte of the working set is
  * checked by the CPU. @mode: 0 ours (MIGRATE_TO evicts the least recently
- * migrated blocks), 1 upstream (test_hmm: no eviction, its device memory
- * grows by 256 MiB chunks), 2 upstream_lru (test_hmm, the process keeps at
+ * migrated blocks), 1 test_hmm (no eviction, its device memory grows by
+ * 256 MiB chunks), 2 test_hmm_lru (test_hmm, the process keeps at
  * most a pool's worth of blocks in device memory: before each migration
  * it migrates its least recently migrated block back, MIGRATE_TO_SYS).
  * Same copies on both sides: ours HMM_DUMMY_MIGRATE_TO + HMM_DUMMY_READ,
- * upstream HMM_DMIRROR_MIGRATE_TO_DEV, whose own device read of the range
+ * test_hmm HMM_DMIRROR_MIGRATE_TO_DEV, whose own device read of the range
  * (test_hmm copies it to the caller) is the read.
  */
 static void bench_evict_sweep(int mode)
 {
-	enum impl i = mode ? UPSTREAM : OURS;
-	const char *in = mode == 0 ? "ours" : mode == 1 ? "upstream" : "upstream_lru";
+	enum impl i = mode ? TEST_HMM : OURS;
+	const char *in = mode == 0 ? "ours" : mode == 1 ? "test_hmm" : "test_hmm_lru";
 	unsigned long window = ev_pool / 2;	/* blocks in the pool */
 	int fd = dev_open(i);
 	char *dst = dst_buf(PMD_SZ);
@@ -1133,7 +1014,7 @@ static void bench_evict_sweep(int mode)
 		unsigned long migrated = 0, ndev = 0, reads = 0;
 		long ev0 = 0, evp0 = 0, lost0 = 0, busy0 = 0;
 		int ch0 = test_hmm_chunks(), passes = reps_for(mib);
-		struct row *r = row_get("evict_sweep", in, "4k", mib, "MiB/s", 1);
+		struct row *r = row_get("evict_sweep", in, "4k", mib * 1024, "MiB/s", 1);
 		char *p = map_anon(size, 0);
 
 		fill(p, size, 13);
@@ -1208,23 +1089,23 @@ static void bench_evict_sweep(int mode)
 /*
  * Eviction throughput: 64 MiB migrated to the device, then evicted, timed:
  * ours writes "0 NPAGES" to debugfs device0_evict (hmm_devmem_evict() of
- * the whole pool: the pages in use are the 64 MiB); upstream test_hmm's
+ * the whole pool: the pages in use are the 64 MiB); test_hmm's
  * own eviction, dmirror_device_evict_chunk() (migrate_device_range() over
  * every chunk of the device), which it runs when the file is closed
- * (mode 1, upstream: close()) and, followed by memunmap_pages() of the
- * chunks, for HMM_DMIRROR_RELEASE (mode 2, upstream_rel). Checked: the
+ * (mode 1, test_hmm: close()) and, followed by memunmap_pages() of the
+ * chunks, for HMM_DMIRROR_RELEASE (mode 2, test_hmm_rel). Checked: the
  * whole range is on the device before (pagemap: 0 present) and in system
  * memory after (pagemap: all present), ours' counts are 64 MiB evicted,
  * 0 busy, 0 lost, and every byte is the fill pattern.
  */
 static void bench_evict_rate(int mode)
 {
-	enum impl i = mode ? UPSTREAM : OURS;
-	const char *in = mode == 0 ? "ours" : mode == 1 ? "upstream" : "upstream_rel";
+	enum impl i = mode ? TEST_HMM : OURS;
+	const char *in = mode == 0 ? "ours" : mode == 1 ? "test_hmm" : "test_hmm_rel";
 	const unsigned long mib = 64, size = mib * MiB, np = size / PG;
-	struct row *r = row_get("evict_rate", in, "4k", mib, "pages/s", 1);
+	struct row *r = row_get("evict_rate", in, "4k", mib * 1024, "pages/s", 1);
 	long pool_pages = i == OURS ? ours_stat("pages") : -1;
-	char *dst = i == UPSTREAM ? dst_buf(size) : NULL;
+	char *dst = i == TEST_HMM ? dst_buf(size) : NULL;
 	char cmd[64];
 	int ch0 = test_hmm_chunks();
 
@@ -1360,7 +1241,7 @@ static unsigned long vmalloc_pages(const char *caller, int *nlines)
 static void bench_rmap(int unused)
 {
 	long npages = file_key(OURS_DBG("device1"), "pages", ' ');
-	struct row *r = row_get("rmap_bytes", "ours", "4k", ev_pool, "B/page", 0);
+	struct row *r = row_get("rmap_bytes", "ours", "4k", ev_pool * 1024, "B/page", 0);
 	static const char *attrs[] = {
 		"task-filter", "probability", "interval", "times", "verbose",
 		"min-order", "ignore-gfp-wait", "ignore-gfp-highmem", "space",
@@ -1501,14 +1382,14 @@ static void run_evict(void)
 		write_long(OURS_PP("threshold"), 0);
 	in_child("reverse map bytes (ours)", c_rmap, 0);
 	in_child("eviction sweep (ours)", c_evict_sweep, 0);
-	if (have_dev(UPSTREAM)) {
-		in_child("eviction sweep (upstream, grows)", c_evict_sweep, 1);
-		in_child("eviction sweep (upstream, user LRU)", c_evict_sweep, 2);
+	if (have_dev(TEST_HMM)) {
+		in_child("eviction sweep (test_hmm, grows)", c_evict_sweep, 1);
+		in_child("eviction sweep (test_hmm, user LRU)", c_evict_sweep, 2);
 	}
 	in_child("eviction rate (ours)", c_evict_rate, 0);
-	if (have_dev(UPSTREAM)) {
-		in_child("eviction rate (upstream, close)", c_evict_rate, 1);
-		in_child("eviction rate (upstream, RELEASE)", c_evict_rate, 2);
+	if (have_dev(TEST_HMM)) {
+		in_child("eviction rate (test_hmm, close)", c_evict_rate, 1);
+		in_child("eviction rate (test_hmm, RELEASE)", c_evict_rate, 2);
 	}
 	if (pp > 0)
 		write_long(OURS_PP("threshold"), pp);
@@ -1517,6 +1398,751 @@ static void run_evict(void)
 	if (reloaded && ours_reload(orig))
 		fprintf(stderr, "hmm-bench: could not load hmm_dummy back with devmem_mb=%ld\n",
 			orig);
+}
+
+/* --- the migrate group: persistent workers (issue 19) ---------------------- */
+
+/*
+ * Migration to device memory, and back by CPU touch, for ours (hmm_dummy
+ * device 0), upstream (hmm_upstream_bench, equal 512-page windows) and
+ * test_hmm (labelled reference: it copies the data back to the caller in
+ * its migration ioctl and brings back one page per CPU fault).
+ *
+ * One persistent worker process per implementation (and with -A a second
+ * one of upstream, "upstream_b", the A/A control), started once: it pins
+ * itself to CPU 0, opens its device once (one mirror on its own mm), then
+ * runs one measurement per command read from its pipe and answers with the
+ * samples. The parent sends one command at a time, so only one worker
+ * runs at a time. Order: every (size, impl) once untimed first (rep 0,
+ * warm=1), then for each repetition 1..-r, for each size, the workers in
+ * an order shuffled by the seeded RNG (-S; "pos" in the raw CSV), then
+ * hmm_upstream_bench's in-kernel copy ceiling (UPB_CEILING mode 0) of the
+ * same number of pages.
+ *
+ * A measurement of SIZE KiB: K = min(256, 4 MiB / SIZE) sub-ranges (1 from
+ * 4 MiB up), each at the start of its own 2 MiB block(s), so that a
+ * 512-page fault window cannot bring back a neighbour; one migration call
+ * per sub-range. Two passes, each on a fresh mapping: migrate (timed:
+ * migrate_to_dev, first pass only), then touch one byte of every page
+ * (timed: migrate_back_seq in order, migrate_back_rand in a permutation
+ * that is the same for every implementation and repetition of the size).
+ * Then, for ours and test_hmm (hmm_upstream_bench has no device read yet):
+ * device read, migrate, device read again (timed: dev_read_migrated).
+ *
+ * Checks: a migration that moved fewer than every page (or, ours, in which
+ * hmm_dummy evicted: debugfs evictions) marks its samples "partial", which
+ * scripts/bench-stats.py leaves out; in the warm-up and the first
+ * repetition every byte is checked after the touch back (a mismatch kills
+ * the worker); debugfs cpu_faults must have grown by K x ceil(pages /
+ * window) in each touch (MiB / 2 at window 512) and in_use must be back to
+ * 0 after each munmap (ours and upstream; a mismatch is noted "check:..."
+ * and makes the run fail).
+ */
+static unsigned long mig_kib[16];	/* -m, KiB; none: the -s sizes <= -M */
+static int nmig;
+static unsigned long long seed;		/* -S */
+static const char *boot_label = "boot";	/* -b */
+static int aa_worker;			/* -A */
+static const char *mig_only;		/* -i: comma-separated implementations */
+static const char *rawpath = "hmm-bench-raw.csv";	/* -w */
+static int raw_samples;			/* sample lines in rawpath */
+static int check_failures;		/* samples that failed a check */
+static char mig_skip[160];		/* why the migrate group did not run */
+static char ceil_skip[160];		/* why it has no ceiling rows */
+static char mig_info[320];		/* how it ran, for the table */
+
+#define RAW_HEADER "boot,seed,rep,pos,warm,group,row,impl,backing,size_kib,nops,unit,value," \
+	"npages,nfaults,core_ns,copy_ns,devmem_ns,table_ns,cb_ns,total_ns,note"
+
+/* splitmix64: the group's seeded random numbers. */
+static uint64_t sm64(uint64_t *s)
+{
+	uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+/* Operations (sub-ranges) per sample: min(256, 4 MiB / size), at least 1. */
+static unsigned long mig_nops(unsigned long kib)
+{
+	unsigned long k = 4096 / kib;
+
+	return k > 256 ? 256 : k ? k : 1;
+}
+
+/* Distance between two sub-ranges: whole 2 MiB blocks. */
+static unsigned long mig_stride(unsigned long kib)
+{
+	return (kib * 1024 + PMD_SZ - 1) & ~(PMD_SZ - 1);
+}
+
+enum { W_MEASURE, W_CEILING, W_QUIT };
+
+struct wcmd {
+	int op, rep, warm;
+	unsigned long kib;
+};
+
+/* One sample of a worker's answer, or (end) the end of the answer. */
+struct wmsg {
+	int end;
+	int err;		/* end: the errno that stopped the command */
+	char row[24];
+	char unit[12];
+	char note[120];		/* raw CSV: "partial", "check:..."; empty if fine */
+	char info[120];		/* the table's note (first sample of a row) */
+	int partial, bad;	/* bad: a check failed */
+	double value;
+	long nops, npages, nfaults;	/* -1: not known */
+	int have_t;		/* 1: t[] all from the module, 2: t[5] only */
+	unsigned long long t[6];	/* ns: core copy devmem table cb total */
+};
+
+struct wctx {
+	enum impl impl;
+	int fd, first, afd;
+	long window;		/* pages per CPU fault, -1: not known */
+	const char *stats;	/* debugfs counters, NULL: none */
+	int timing;		/* hmm_upstream_bench's timing parameter is on */
+	char *dst;		/* test_hmm: its copy back goes here */
+	unsigned long dst_size;
+};
+
+static int read_full(int fd, void *buf, size_t n)
+{
+	char *b = buf;
+	ssize_t r;
+
+	while (n) {
+		r = read(fd, b, n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return 0;
+		b += r;
+		n -= r;
+	}
+	return 1;
+}
+
+static void wsend(const struct wctx *c, const struct wmsg *m)
+{
+	if (write(c->afd, m, sizeof(*m)) != (ssize_t)sizeof(*m))
+		die("worker: write to the parent");
+}
+
+static long wstat(const struct wctx *c, const char *key)
+{
+	return c->stats ? file_key(c->stats, key, ' ') : -1;
+}
+
+static void wmsg_init(struct wmsg *m, const char *row, const char *unit)
+{
+	memset(m, 0, sizeof(*m));
+	snprintf(m->row, sizeof(m->row), "%s", row);
+	snprintf(m->unit, sizeof(m->unit), "%s", unit);
+	m->nops = m->npages = m->nfaults = -1;
+}
+
+/* Append "; "-separated text to a note. */
+static void addf(char *buf, size_t len, const char *fmt, ...)
+{
+	size_t l = strlen(buf);
+	va_list ap;
+
+	if (l && l + 2 < len) {
+		strcpy(buf + l, "; ");
+		l += 2;
+	}
+	va_start(ap, fmt);
+	vsnprintf(buf + l, len - l, fmt, ap);
+	va_end(ap);
+}
+
+/*
+ * Migrate [p, p + size) with one call of the implementation; @t adds up
+ * hmm_upstream_bench's own times. Returns the pages migrated, or -errno.
+ */
+static long mig_one(struct wctx *c, char *p, unsigned long size,
+		    unsigned long long *t)
+{
+	if (c->impl != UPB)
+		return dev_migrate(c->impl, c->fd, p, size, c->dst);
+#if HAVE_UPB
+	{
+		struct upb_migrate m = { .addr = (uintptr_t)p, .size = size };
+
+		if (ioctl_restart(c->fd, UPB_MIGRATE_TO, &m))
+			return -errno;
+		t[0] += m.t.core;
+		t[1] += m.t.copy;
+		t[2] += m.t.devmem;
+		t[3] += m.t.table;
+		t[4] += m.t.callbacks;
+		t[5] += m.t.total;
+		return m.npages;
+	}
+#else
+	(void)t;
+	return -ENODEV;
+#endif
+}
+
+/*
+ * After a munmap: the device pool must be empty again (within a second,
+ * should a driver free its pages later).
+ */
+static void check_in_use(const struct wctx *c, struct wmsg *m)
+{
+	long n = wstat(c, "in_use");
+
+	for (int i = 0; i < 100 && n > 0; i++) {
+		usleep(10000);
+		n = wstat(c, "in_use");
+	}
+	if (n > 0) {
+		m->bad = 1;
+		addf(m->note, sizeof(m->note), "check:in_use=%ld after munmap", n);
+	}
+}
+
+/* One measurement (see above); 0, or the errno of ours' first migration. */
+static int w_measure(struct wctx *c, const struct wcmd *cmd)
+{
+	const char *in = impl_name[c->impl];
+	unsigned long kib = cmd->kib, size = kib * 1024, np = size / PG;
+	unsigned long k = mig_nops(kib), stride = mig_stride(kib), want_cf = 0;
+	double mib = (double)k * kib / 1024;
+	int check = cmd->warm || cmd->rep == 1;
+	uint64_t rs = seed ^ (kib * 0x9e3779b97f4a7c15ULL);
+	unsigned long *order = malloc(k * np * sizeof(*order));
+	struct wmsg m;
+
+	if (!order)
+		die("malloc");
+	if (c->impl == TEST_HMM && c->dst_size < size) {
+		if (c->dst)
+			munmap(c->dst, c->dst_size);
+		c->dst = dst_buf(size);
+		c->dst_size = size;
+	}
+	/* Same permutation for every implementation and repetition. */
+	for (unsigned long j = 0; j < k * np; j++)
+		order[j] = j;
+	for (unsigned long j = k * np - 1; j > 0; j--) {
+		unsigned long x = sm64(&rs) % (j + 1), tmp = order[j];
+
+		order[j] = order[x];
+		order[x] = tmp;
+	}
+	/* Aligned windows of at most 512 pages: one fault per window. */
+	if (c->window > 0 && c->window <= 512)
+		want_cf = k * ((np + c->window - 1) / c->window);
+
+	for (int rand = 0; rand <= 1; rand++) {
+		const char *rname = rand ? "migrate_back_rand" : "migrate_back_seq";
+		char *p = map_anon(k * stride, 0), what[64];
+		unsigned long long t6[6] = { 0 };
+		unsigned long total = 0;
+		long got = 0, ev0, ev1, cf0, cf1, b0, b1;
+		volatile char sink = 0;
+		int partial;
+		double t;
+
+		for (unsigned long j = 0; j < k; j++)
+			fill(p + j * stride, size, (unsigned char)(7 + j));
+		ev0 = c->impl == OURS ? wstat(c, "evictions") : -1;
+		t = now();
+		for (unsigned long j = 0; j < k && got >= 0; j++) {
+			got = mig_one(c, p + j * stride, size, t6);
+			if (got > 0)
+				total += got;
+		}
+		t = now() - t;
+		if (got < 0) {
+			if (c->impl == OURS && c->first) {
+				/* ours gets n/a rows (print_all) */
+				munmap(p, k * stride);
+				free(order);
+				return -got;
+			}
+			errno = -got;
+			die("%s: migration of %lu KiB", in, kib);
+		}
+		c->first = 0;
+		ev1 = ev0 >= 0 ? wstat(c, "evictions") : -1;
+		partial = total != k * np || ev1 > ev0;
+		if (!rand) {
+			wmsg_init(&m, "migrate_to_dev", "MiB/s");
+			m.value = mib / t;
+			m.nops = k;
+			m.npages = total;
+			m.partial = partial;
+			if (c->impl == UPB) {	/* total always, the rest with timing on */
+				m.have_t = c->timing ? 1 : 2;
+				memcpy(m.t, t6, sizeof(m.t));
+			}
+			if (partial)
+				addf(m.note, sizeof(m.note), "partial: %lu of %lu pages", total, k * np);
+			if (ev1 > ev0)
+				addf(m.note, sizeof(m.note), "evictions=%ld", ev1 - ev0);
+			snprintf(m.info, sizeof(m.info), "%lu x %lu KiB per sample; %s", k, kib,
+				 c->impl == OURS ? "HMM_DUMMY_MIGRATE_TO" : c->impl == UPB ?
+				 "UPB_MIGRATE_TO, no copy back" :
+				 "includes test_hmm's copy back to the caller");
+			wsend(c, &m);
+		}
+		cf0 = wstat(c, "cpu_faults");
+		b0 = wstat(c, "from_device");
+		t = now();
+		if (rand)
+			for (unsigned long j = 0; j < k * np; j++)
+				sink += p[order[j] / np * stride + order[j] % np * PG];
+		else
+			for (unsigned long j = 0; j < k; j++)
+				for (unsigned long i = 0; i < np; i++)
+					sink += p[j * stride + i * PG];
+		t = now() - t;
+		(void)sink;
+		cf1 = cf0 >= 0 ? wstat(c, "cpu_faults") : -1;
+		b1 = b0 >= 0 ? wstat(c, "from_device") : -1;
+		wmsg_init(&m, rname, "MiB/s");
+		m.value = mib / t;
+		m.nops = k;
+		m.partial = partial;
+		if (b0 >= 0 && b1 >= 0)
+			m.npages = b1 - b0;
+		if (cf0 >= 0 && cf1 >= 0)
+			m.nfaults = cf1 - cf0;
+		if (partial)
+			addf(m.note, sizeof(m.note), "partial");
+		else if (want_cf && m.nfaults >= 0 && (unsigned long)m.nfaults != want_cf) {
+			m.bad = 1;
+			addf(m.note, sizeof(m.note), "check:cpu_faults=%ld want %lu",
+			     m.nfaults, want_cf);
+		}
+		if (c->impl == TEST_HMM)
+			snprintf(m.info, sizeof(m.info), "one page per CPU fault (test_hmm)");
+		else if (m.nfaults >= 0)
+			snprintf(m.info, sizeof(m.info), "window=%ld cpu_faults=%ld pages_back=%ld",
+				 c->window, m.nfaults, m.npages);
+		else
+			snprintf(m.info, sizeof(m.info), "window=%ld (no debugfs counters)", c->window);
+		snprintf(what, sizeof(what), "%s %s %lu KiB", in, rname, kib);
+		if (check)	/* every page back, with its data */
+			for (unsigned long j = 0; j < k; j++)
+				check_fill(p + j * stride, size, (unsigned char)(7 + j), what);
+		munmap(p, k * stride);
+		check_in_use(c, &m);
+		wsend(c, &m);
+	}
+
+	/* A range the device had read, read again right after migrating it. */
+	if (c->impl != UPB) {
+		char *p = map_anon(k * stride, 0), *rbuf = dst_buf(k * size);
+		unsigned long total = 0, f = 0;
+		long got;
+		double t;
+
+		for (unsigned long j = 0; j < k; j++) {
+			fill(p + j * stride, size, (unsigned char)(9 + j));
+			dev_read(c->impl, c->fd, p + j * stride, size, rbuf + j * size);
+			got = dev_migrate(c->impl, c->fd, p + j * stride, size, c->dst);
+			if (got > 0)
+				total += got;
+		}
+		memset(rbuf, 0, k * size);
+		t = now();
+		for (unsigned long j = 0; j < k; j++)
+			f += dev_read(c->impl, c->fd, p + j * stride, size, rbuf + j * size);
+		t = now() - t;
+		wmsg_init(&m, "dev_read_migrated", "MiB/s");
+		m.value = mib / t;
+		m.nops = k;
+		m.npages = total;
+		m.nfaults = f;
+		m.partial = total != k * np;
+		if (m.partial)
+			addf(m.note, sizeof(m.note), "partial: %lu of %lu pages", total, k * np);
+		snprintf(m.info, sizeof(m.info), "%s=%lu", c->impl == OURS ? "faulted_pages" :
+			 "fault_calls", f);
+		/* the device's copy, without touching the range: it stays there */
+		if (check)
+			for (unsigned long j = 0; j < k; j++)
+				check_fill(rbuf + j * size, size, (unsigned char)(9 + j),
+					   c->impl == OURS ? "ours dev_read_migrated" :
+					   "test_hmm dev_read_migrated");
+		munmap(p, k * stride);	/* frees the device pages */
+		munmap(rbuf, k * size);
+		check_in_use(c, &m);
+		wsend(c, &m);
+	}
+	free(order);
+	return 0;
+}
+
+/* The in-kernel copy ceiling of a sample's pages; 0 or errno. */
+static int w_ceiling(struct wctx *c, const struct wcmd *cmd)
+{
+#if HAVE_UPB
+	unsigned long k = mig_nops(cmd->kib);
+	struct upb_ceiling u = { .npages = k * cmd->kib / 4, .mode = 0 };
+	struct wmsg m;
+
+	if (ioctl_restart(c->fd, UPB_CEILING, &u))
+		return errno;
+	if (!u.ns)
+		return ERANGE;
+	wmsg_init(&m, "ceiling_copy_page", "MiB/s");
+	m.value = (double)k * cmd->kib / 1024 / (u.ns * 1e-9);
+	m.nops = k;
+	m.npages = u.npages;
+	m.have_t = 2;
+	m.t[5] = u.ns;
+	snprintf(m.info, sizeof(m.info),
+		 "UPB_CEILING mode 0: copy_highpage into pool pages, in-kernel ns");
+	wsend(c, &m);
+	return 0;
+#else
+	(void)c;
+	(void)cmd;
+	return ENOTTY;
+#endif
+}
+
+/* A worker: commands from @cfd, answers to @afd, until W_QUIT or EOF. */
+static void worker(enum impl i, int cfd, int afd)
+{
+	struct wctx c = { .impl = i, .first = 1, .afd = afd, .window = -1 };
+	struct wcmd cmd;
+	struct wmsg end;
+	cpu_set_t cpus;
+
+	CPU_ZERO(&cpus);
+	CPU_SET(0, &cpus);
+	if (sched_setaffinity(0, sizeof(cpus), &cpus))
+		fprintf(stderr, "hmm-bench: %s worker: not pinned to CPU 0: %s\n",
+			impl_name[i], strerror(errno));
+	c.fd = dev_open(i);
+	if (i == OURS) {
+		c.window = read_long(OURS_WINDOW);
+		c.stats = OURS_STATS;
+	} else if (i == UPB) {
+		c.window = read_long(UPB_PARAM("window"));
+		c.stats = UPB_STATS_PATH;
+		c.timing = read_long(UPB_PARAM("timing")) > 0;
+	}
+	if (c.stats && access(c.stats, R_OK))
+		c.stats = NULL;
+	while (read_full(cfd, &cmd, sizeof(cmd)) && cmd.op != W_QUIT) {
+		memset(&end, 0, sizeof(end));
+		end.end = 1;
+		end.err = cmd.op == W_CEILING ? w_ceiling(&c, &cmd) : w_measure(&c, &cmd);
+		wsend(&c, &end);
+	}
+	close(c.fd);
+}
+
+struct worker {
+	const char *label;	/* the impl column */
+	enum impl impl;
+	pid_t pid;
+	int cfd, afd;		/* the parent's ends of the pipes */
+	int dead;
+};
+
+static struct worker workers[4];
+static int nworkers;
+
+static void worker_start(struct worker *w)
+{
+	int c[2], a[2];
+
+	if (pipe(c) || pipe(a))
+		die("pipe");
+	fflush(NULL);
+	w->pid = fork();
+	if (w->pid < 0)
+		die("fork");
+	if (!w->pid) {
+		close(c[1]);
+		close(a[0]);
+		for (int i = 0; i < nworkers; i++)
+			if (&workers[i] != w && workers[i].pid > 0) {
+				close(workers[i].cfd);
+				close(workers[i].afd);
+			}
+		worker(w->impl, c[0], a[1]);
+		fflush(NULL);
+		_exit(0);
+	}
+	close(c[0]);
+	close(a[1]);
+	w->cfd = c[1];
+	w->afd = a[0];
+}
+
+/* Stop a worker; a worker that died or failed counts as a failure. */
+static void worker_stop(struct worker *w, int died)
+{
+	struct wcmd q = { .op = W_QUIT };
+	int status = 0;
+
+	if (w->pid <= 0)
+		return;
+	if (!died && write(w->cfd, &q, sizeof(q)) != sizeof(q))
+		died = 1;
+	close(w->cfd);
+	close(w->afd);
+	if (waitpid(w->pid, &status, 0) < 0)
+		die("waitpid");
+	if (died || !WIFEXITED(status) || WEXITSTATUS(status)) {
+		fprintf(stderr, "hmm-bench: migrate: %s worker failed (status 0x%x)\n",
+			w->label, status);
+		child_failures++;
+	}
+	w->pid = 0;
+	w->dead = 1;
+}
+
+/* A sample: a line of the raw CSV and, unless warm-up or partial, the table. */
+static void record(FILE *raw, const struct worker *w, const struct wcmd *cmd,
+		   int pos, const struct wmsg *m)
+{
+	const char *impl = cmd->op == W_CEILING ? "kernel" : w->label;
+	struct row *r;
+
+	fprintf(raw, "%s,%llu,%d,%d,%d,migrate,%s,%s,4k,%lu,%ld,%s,%.6g,", boot_label,
+		seed, cmd->rep, pos, cmd->warm, m->row, impl, cmd->kib, m->nops,
+		m->unit, m->value);
+	if (m->npages >= 0)
+		fprintf(raw, "%ld", m->npages);
+	fputc(',', raw);
+	if (m->nfaults >= 0)
+		fprintf(raw, "%ld", m->nfaults);
+	for (int i = 0; i < 6; i++) {
+		fputc(',', raw);
+		if (m->have_t == 1 || (m->have_t == 2 && i == 5))
+			fprintf(raw, "%llu", m->t[i]);
+	}
+	fprintf(raw, ",\"%s\"\n", m->note);
+	raw_samples++;
+	if (m->bad) {
+		check_failures++;
+		fprintf(stderr, "hmm-bench: migrate: %s %s %lu KiB rep %d: %s\n", m->row,
+			impl, cmd->kib, cmd->rep, m->note);
+	}
+	if (cmd->warm)
+		return;
+	r = row_get(m->row, impl, "4k", cmd->kib, m->unit, 1);
+	if (m->partial) {
+		r->nexcl++;
+		return;
+	}
+	add(r, m->value);
+	note(r, "%s", m->info);
+}
+
+/*
+ * Run one command on a worker. Returns 0, the errno the worker answered,
+ * or -1 if it died (counted as a failure; it gets no more commands).
+ */
+static int run_cmd(FILE *raw, struct worker *w, const struct wcmd *cmd, int pos)
+{
+	struct wmsg m;
+
+	if (w->dead)
+		return -1;
+	if (write(w->cfd, cmd, sizeof(*cmd)) != (ssize_t)sizeof(*cmd))
+		goto died;
+	for (;;) {
+		if (!read_full(w->afd, &m, sizeof(m)))
+			goto died;
+		if (m.end)
+			return m.err;
+		record(raw, w, cmd, pos, &m);
+	}
+died:
+	fprintf(stderr, "hmm-bench: migrate: %s worker died at %lu KiB, rep %d\n",
+		w->label, cmd->kib, cmd->rep);
+	worker_stop(w, 1);
+	return -1;
+}
+
+/* Is implementation @name in -i (all if no -i)? */
+static int impl_wanted(const char *name)
+{
+	char buf[128], *s, *save;
+
+	if (!mig_only)
+		return 1;
+	snprintf(buf, sizeof(buf), "%s", mig_only);
+	for (s = strtok_r(buf, ",", &save); s; s = strtok_r(NULL, ",", &save))
+		if (!strcmp(s, name))
+			return 1;
+	return 0;
+}
+
+static void run_migrate(void)
+{
+	static const struct { const char *label; enum impl impl; } cand[] = {
+		{ "ours", OURS }, { "upstream", UPB }, { "upstream_b", UPB },
+		{ "test_hmm", TEST_HMM },
+	};
+	char over[16] = "", names[64] = "";
+	long pp = -1;
+	int cw = -1;
+	uint64_t rng = seed;
+	double t0 = now();
+	FILE *raw;
+
+	if (!nmig)
+		for (int s = 0; s < nsizes && nmig < 16; s++)
+			if (sizes[s] <= cap_mib)
+				mig_kib[nmig++] = sizes[s] * 1024;
+	for (unsigned c = 0; c < sizeof(cand) / sizeof(cand[0]); c++) {
+		struct worker *w = &workers[nworkers];
+
+		if ((c == 2 && !aa_worker) ||
+		    !impl_wanted(c == 2 ? "upstream" : cand[c].label) ||
+		    !have_dev(cand[c].impl))
+			continue;
+		if (c == 2 && (!nworkers || workers[nworkers - 1].impl != UPB))
+			continue;	/* upstream_b only beside upstream */
+		memset(w, 0, sizeof(*w));
+		w->label = cand[c].label;
+		w->impl = cand[c].impl;
+		if (cand[c].impl == UPB && cw < 0)
+			cw = nworkers;
+		addf(names, sizeof(names), "%s", w->label);
+		nworkers++;
+	}
+	if (!nworkers || !nmig) {
+		snprintf(mig_skip, sizeof(mig_skip), "%s", !nmig ? "no size (-m, or -s <= -M)" :
+			 "no device (hmm_dummy, hmm_upstream_bench, test_hmm) or none of -i");
+		fprintf(stderr, "hmm-bench: migrate group skipped: %s\n", mig_skip);
+		return;
+	}
+	if (cw < 0)
+		snprintf(ceil_skip, sizeof(ceil_skip), "no hmm_upstream_bench device (%s)", UPB_DEV);
+	/* The table's rows in a fixed order: size, implementation, row. */
+	for (int s = 0; s < nmig; s++) {
+		static const char *rn[] = { "migrate_to_dev", "migrate_back_seq",
+					    "migrate_back_rand", "dev_read_migrated" };
+
+		for (int i = 0; i < nworkers; i++)
+			for (int r = 0; r < 4; r++)
+				if (r < 3 || workers[i].impl != UPB)
+					row_get(rn[r], workers[i].label, "4k", mig_kib[s], "MiB/s", 1);
+		if (cw >= 0)
+			row_get("ceiling_copy_page", "kernel", "4k", mig_kib[s], "MiB/s", 1);
+	}
+	raw = fopen(rawpath, "w");
+	if (!raw)
+		die("open %s", rawpath);
+	fprintf(raw, "%s\n", RAW_HEADER);
+	/* ours: no eviction and no ping-pong control in these rows */
+	if (workers[0].impl == OURS) {
+		save_attr(OURS_PARAM("oversubscribe"), over, sizeof(over));
+		if (over[0] == 'Y' && write_str(OURS_PARAM("oversubscribe"), "0"))
+			die("cannot clear %s", OURS_PARAM("oversubscribe"));
+		pp = read_long(OURS_PP("threshold"));
+		if (pp > 0)
+			write_long(OURS_PP("threshold"), 0);
+	}
+	snprintf(mig_info, sizeof(mig_info),
+		 "migrate group: workers %s pinned to CPU 0; seed %llu; %d reps + 1 warm-up, "
+		 "order shuffled per rep and size; windows ours %ld upstream %ld",
+		 names, seed, mig_reps, read_long(OURS_WINDOW), read_long(UPB_PARAM("window")));
+	fprintf(stderr, "hmm-bench: %s\n", mig_info);
+	for (int i = 0; i < nworkers; i++)
+		worker_start(&workers[i]);
+
+	for (int rep = 0; rep <= mig_reps; rep++) {
+		for (int s = 0; s < nmig; s++) {
+			struct wcmd cmd = { .op = W_MEASURE, .rep = rep, .warm = rep == 0,
+					    .kib = mig_kib[s] };
+			int order[4], err;
+
+			for (int i = 0; i < nworkers; i++)
+				order[i] = i;
+			for (int i = nworkers - 1; i > 0; i--) {
+				int x = sm64(&rng) % (i + 1), tmp = order[i];
+
+				order[i] = order[x];
+				order[x] = tmp;
+			}
+			for (int pos = 0; pos < nworkers; pos++) {
+				struct worker *w = &workers[order[pos]];
+
+				err = run_cmd(raw, w, &cmd, pos);
+				if (err > 0 && w->impl == OURS) {
+					*ours_mig_err = err;
+					fprintf(stderr, "hmm-bench: HMM_DUMMY_MIGRATE_TO: %s: no migration rows for ours\n",
+						strerror(err));
+					worker_stop(w, 0);
+				} else if (err > 0) {
+					fprintf(stderr, "hmm-bench: migrate: %s: %s\n", w->label,
+						strerror(err));
+					worker_stop(w, 1);
+				}
+			}
+			if (cw >= 0 && !ceil_skip[0]) {
+				cmd.op = W_CEILING;
+				err = run_cmd(raw, &workers[cw], &cmd, nworkers);
+				if (err)
+					snprintf(ceil_skip, sizeof(ceil_skip), "UPB_CEILING failed: %s",
+						 err > 0 ? strerror(err) : "worker died");
+			}
+		}
+		fflush(raw);
+		fprintf(stderr, "hmm-bench: migrate %s %d/%d done (%.0fs)\n",
+			rep ? "rep" : "warm-up", rep, mig_reps, now() - t0);
+	}
+	for (int i = 0; i < nworkers; i++)
+		worker_stop(&workers[i], 0);
+	if (fclose(raw))
+		die("write %s", rawpath);
+	if (pp > 0)
+		write_long(OURS_PP("threshold"), pp);
+	if (over[0] == 'Y')
+		write_str(OURS_PARAM("oversubscribe"), "1");
+}
+
+/*
+ * The raw CSV between ==BENCH-RAW-BEGIN== and ==BENCH-RAW-END==: first a
+ * line "encoding: gzip+base64" (gzip | base64, busybox's applets in the
+ * guest) or "encoding: plain" (no gzip or base64: the CSV as it is).
+ */
+static void print_raw(void)
+{
+	char cmd[600], line[512];
+	int packed;
+	FILE *f;
+
+	if (!raw_samples)
+		return;
+	snprintf(cmd, sizeof(cmd), "gzip -c '%s' > '%s.gz' 2>/dev/null && command -v base64 >/dev/null",
+		 rawpath, rawpath);
+	fflush(NULL);
+	packed = system(cmd) == 0;
+	printf("==BENCH-RAW-BEGIN==\nencoding: %s\n", packed ? "gzip+base64" : "plain");
+	fflush(stdout);
+	if (packed) {
+		snprintf(cmd, sizeof(cmd), "base64 '%s.gz'", rawpath);
+		if (system(cmd))
+			fprintf(stderr, "hmm-bench: base64 of %s.gz failed\n", rawpath);
+	} else {
+		f = fopen(rawpath, "r");
+		while (f && fgets(line, sizeof(line), f))
+			fputs(line, stdout);
+		if (f)
+			fclose(f);
+	}
+	printf("==BENCH-RAW-END==\n");
+	fflush(stdout);
 }
 
 /* --- output ---------------------------------------------------------------- */
@@ -1532,27 +2158,47 @@ static const char *fmt_num(char *b, size_t n, double v)
 	return b;
 }
 
+/* A size for the table's MiB column: whole MiB ("64"), else KiB ("256K"). */
+static const char *fmt_size(char *b, size_t n, unsigned long kib)
+{
+	if (kib % 1024)
+		snprintf(b, n, "%luK", kib);
+	else
+		snprintf(b, n, "%lu", kib / 1024);
+	return b;
+}
+
+/* The same for the CSV's size_mib column: fractional below 1 MiB. */
+static const char *csv_mib(char *b, size_t n, unsigned long kib)
+{
+	if (kib % 1024)
+		snprintf(b, n, "%.10g", kib / 1024.0);
+	else
+		snprintf(b, n, "%lu", kib / 1024);
+	return b;
+}
+
 static struct row *find(const char *name, const char *impl, const char *bk,
-			unsigned long mib)
+			unsigned long kib)
 {
 	for (int i = 0; i < *nrows; i++)
 		if (!strcmp(rows[i].name, name) && !strcmp(rows[i].impl, impl) &&
-		    !strcmp(rows[i].backing, bk) && rows[i].size_mib == mib &&
+		    !strcmp(rows[i].backing, bk) && rows[i].size_kib == kib &&
 		    rows[i].n)
 			return &rows[i];
 	return NULL;
 }
 
 /*
- * The evict group's lines: ours/upstream ratios of the medians, with the
- * interval the repetitions allow (worst: ours' min / upstream's max; best:
- * ours' max / upstream's min), and the reverse map against struct page.
+ * The evict group's lines: ours/test_hmm ratios of the medians, with the
+ * interval the repetitions allow (worst: ours' min / test_hmm's max; best:
+ * ours' max / test_hmm's min), and the reverse map against struct page.
  */
 static void print_evict(void)
 {
-	static const char *other[] = { "upstream", "upstream_lru", "upstream_rel" };
+	static const char *other[] = { "test_hmm", "test_hmm_lru", "test_hmm_rel" };
 	static const char *name[] = { "evict_sweep", "evict_rate" };
-	struct row *rm = find("rmap_bytes", "ours", "4k", ev_pool);
+	struct row *rm = find("rmap_bytes", "ours", "4k", ev_pool * 1024);
 	char a[32], b[32];
 	int hdr = 0;
 
@@ -1567,7 +2213,7 @@ static void print_evict(void)
 			if (strcmp(o->name, name[n]) || strcmp(o->impl, "ours") || !o->n)
 				continue;
 			for (int u = 0; u < 3; u++) {
-				struct row *x = find(name[n], other[u], "4k", o->size_mib);
+				struct row *x = find(name[n], other[u], "4k", o->size_kib);
 				double mo, lo, ho, mu, lu, hu;
 
 				if (!x)
@@ -1578,7 +2224,7 @@ static void print_evict(void)
 				stats(o, &mo, &lo, &ho);
 				stats(x, &mu, &lu, &hu);
 				printf("%-18s %-4s %6lu vs %-12s %10s %10s %8.2f [%.2f..%.2f]\n",
-				       name[n], "4k", o->size_mib, other[u], fmt_num(a, 16, mo),
+				       name[n], "4k", o->size_kib / 1024, other[u], fmt_num(a, 16, mo),
 				       fmt_num(b, 16, mu), mo / mu, lo / hu, ho / lu);
 			}
 		}
@@ -1587,7 +2233,7 @@ static void print_evict(void)
 
 		stats(rm, &m, &x, &y);
 		printf("reverse map, measured: %.2f B per device page (ours, %s) vs 64 B of struct page per "
-		       "device page (upstream ZONE_DEVICE): %.3f\n", m, rm->note, m / 64);
+		       "device page (DEVICE_PRIVATE ZONE_DEVICE): %.3f\n", m, rm->note, m / 64);
 	}
 }
 
@@ -1599,68 +2245,90 @@ static void print_all(FILE *csv, int ours_mig_errno, int chunks_load,
 		"munmap", "mprotect_ro", "migrate_to_dev", "migrate_back_seq",
 		"migrate_back_rand", "dev_read_migrated", "pingpong",
 	};
-	char a[32], b[32], c[32], d[32];
+	/* A/B ratios of the medians: the pairs, in this order */
+	static const char *pairs[][2] = {
+		{ "ours", "upstream" }, { "ours", "test_hmm" }, { "upstream_b", "upstream" },
+	};
+	static const char *mig[] = { "migrate_to_dev", "migrate_back_seq",
+				     "migrate_back_rand" };
+	static const char *mig_impls[] = { "ours", "upstream", "upstream_b", "test_hmm" };
+	char a[32], b[32], c[32], d[32], z[32];
+	int hdr;
 
 	printf("==BENCH-TABLE-BEGIN==\n");
 	printf("hmm-bench on %s: reps %d (%d for >= 256 MiB, %d for >= 512 MiB); median [min..max]\n",
 	       kernel, reps, reps_big, reps_huge);
+	if (mig_info[0])
+		printf("%s\n", mig_info);
 	printf("NOTE: under QEMU TCG absolute numbers mean little; only ratios in one boot do.\n");
+	printf("impl: ours = hmm_dummy; upstream = hmm_upstream_bench; test_hmm = lib/test_hmm.c "
+	       "(labelled \"upstream\" before issue 19)\n");
 	printf("%-18s %-12s %-4s %6s %9s %12s %21s  %s\n", "row", "impl", "bk",
 	       "MiB", "unit", "median", "[min..max]", "note");
 	for (int i = 0; i < *nrows; i++) {
 		struct row *r = &rows[i];
 		double med, mn, mx;
 
-		if (!r->n)
+		char ex[48] = "";
+
+		if (r->nexcl)
+			snprintf(ex, sizeof(ex), " [%d partial left out]", r->nexcl);
+		if (!r->n) {
+			if (r->nexcl)	/* only partial samples */
+				printf("%-18s %-12s %-4s %6s %9s %12s %21s  %s%s\n", r->name, r->impl,
+				       r->backing, fmt_size(z, sizeof(z), r->size_kib), r->unit,
+				       "n/a", "", r->note, ex);
 			continue;
+		}
 		stats(r, &med, &mn, &mx);
 		snprintf(d, sizeof(d), "[%s..%s]", fmt_num(a, 16, mn), fmt_num(b, 16, mx));
-		printf("%-18s %-12s %-4s %6lu %9s %12s %21s  %s\n", r->name, r->impl,
-		       r->backing, r->size_mib, r->unit, fmt_num(c, sizeof(c), med), d,
-		       r->note);
+		printf("%-18s %-12s %-4s %6s %9s %12s %21s  %s%s\n", r->name, r->impl,
+		       r->backing, fmt_size(z, sizeof(z), r->size_kib), r->unit,
+		       fmt_num(c, sizeof(c), med), d, r->note, ex);
 	}
 	/* migration: ours n/a when its first HMM_DUMMY_MIGRATE_TO failed */
-	for (int s = 0; s < nsizes && ours_mig_errno > 0; s++) {
-		static const char *mig[] = { "migrate_to_dev", "migrate_back_seq",
-					     "migrate_back_rand" };
-
-		if (sizes[s] > cap_mib)
-			continue;
+	for (int s = 0; s < nmig && ours_mig_errno > 0; s++)
 		for (int m = 0; m < 3; m++)
-			printf("%-18s %-12s %-4s %6lu %9s %12s %21s  MIGRATE_TO failed: %s%s\n",
-			       mig[m], "ours", "4k", sizes[s], "MiB/s", "n/a", "",
-			       strerror(ours_mig_errno), ours_mig_errno == EOPNOTSUPP ?
+			printf("%-18s %-12s %-4s %6s %9s %12s %21s  MIGRATE_TO failed: %s%s\n",
+			       mig[m], "ours", "4k", fmt_size(z, sizeof(z), mig_kib[s]), "MiB/s",
+			       "n/a", "", strerror(ours_mig_errno), ours_mig_errno == EOPNOTSUPP ?
 			       " (devmem_mb=0?)" : "");
-	}
+	if (mig_skip[0])
+		printf("\nmigrate group skipped: %s\n", mig_skip);
 
-	printf("\nratios ours/upstream of the medians (throughput: >1 ours faster; "
-	       "time and B/page: <1 ours cheaper)\n");
-	printf("%-18s %-4s %6s %10s %10s %8s\n", "row", "bk", "MiB", "ours", "upstream", "ratio");
-	for (unsigned p = 0; p < sizeof(paired) / sizeof(paired[0]); p++)
-		for (int bk = 0; bk < 2; bk++)
-			for (int s = 0; s < nsizes; s++) {
-				struct row *o = find(paired[p], "ours", bk ? "thp" : "4k", sizes[s]);
-				struct row *u = find(paired[p], "upstream", bk ? "thp" : "4k", sizes[s]);
-				struct row *z = find(paired[p], "none", "4k", sizes[s]);
+	printf("\nratios A/B of the medians of one boot (throughput: >1 A faster; "
+	       "time and B/page: <1 A cheaper;\n"
+	       "intervals over boots: scripts/bench-stats.py on the raw CSV)\n");
+	printf("%-18s %-4s %6s %-10s %-10s %10s %10s %8s\n", "row", "bk", "MiB", "A", "B",
+	       "A", "B", "A/B");
+	for (unsigned q = 0; q < sizeof(pairs) / sizeof(pairs[0]); q++)
+		for (unsigned p = 0; p < sizeof(paired) / sizeof(paired[0]); p++)
+			for (int i = 0; i < *nrows; i++) {
+				struct row *o = &rows[i], *u, *n;
 				double mo, mu, mz, x, y;
 
-				if (!o || !u)
+				if (strcmp(o->name, paired[p]) || strcmp(o->impl, pairs[q][0]) || !o->n)
 					continue;
+				u = find(paired[p], pairs[q][1], o->backing, o->size_kib);
+				if (!u)
+					continue;
+				n = find(paired[p], "none", "4k", o->size_kib);
 				stats(o, &mo, &x, &y);
 				stats(u, &mu, &x, &y);
-				printf("%-18s %-4s %6lu %10s %10s %8.2f", paired[p],
-				       bk ? "thp" : "4k", sizes[s], fmt_num(a, 16, mo),
-				       fmt_num(b, 16, mu), mu ? mo / mu : 0);
-				if (z) {
-					stats(z, &mz, &x, &y);
-					printf("   (unmirrored %s; ours/unmirrored %.2f, upstream/unmirrored %.2f)",
+				printf("%-18s %-4s %6s %-10s %-10s %10s %10s %8.2f", paired[p],
+				       o->backing, fmt_size(z, sizeof(z), o->size_kib), pairs[q][0],
+				       pairs[q][1], fmt_num(a, 16, mo), fmt_num(b, 16, mu),
+				       mu ? mo / mu : 0);
+				if (n) {
+					stats(n, &mz, &x, &y);
+					printf("   (unmirrored %s; A/unmirrored %.2f, B/unmirrored %.2f)",
 					       fmt_num(c, 16, mz), mz ? mo / mz : 0, mz ? mu / mz : 0);
 				}
 				printf("\n");
 			}
 	{
-		struct row *on = find("pingpong", "ours", "4k", 2);
-		struct row *off = find("pingpong", "ours_off", "4k", 2);
+		struct row *on = find("pingpong", "ours", "4k", 2048);
+		struct row *off = find("pingpong", "ours_off", "4k", 2048);
 		double mon, moff, x, y;
 
 		if (on && off && on->n && off->n) {
@@ -1670,15 +2338,42 @@ static void print_all(FILE *csv, int ours_mig_errno, int chunks_load,
 			       moff ? mon / moff : 0);
 		}
 	}
+	/* migration as a fraction of the in-kernel copy of the same pages */
+	hdr = 0;
+	for (int i = 0; i < *nrows; i++) {
+		struct row *k = &rows[i];
+		double mk, mm, x, y;
+
+		if (strcmp(k->name, "ceiling_copy_page") || !k->n)
+			continue;
+		if (!hdr++)
+			printf("\nmigrate_to_dev as a fraction of ceiling_copy_page (in-kernel copy_highpage "
+			       "of as many pages; must stay below 1)\n");
+		stats(k, &mk, &x, &y);
+		printf("%6s: ceiling %s MiB/s", fmt_size(z, sizeof(z), k->size_kib),
+		       fmt_num(a, 16, mk));
+		for (unsigned m = 0; m < sizeof(mig_impls) / sizeof(mig_impls[0]); m++) {
+			struct row *r = find("migrate_to_dev", mig_impls[m], "4k", k->size_kib);
+
+			if (!r)
+				continue;
+			stats(r, &mm, &x, &y);
+			printf("  %s %.3f%s", mig_impls[m], mm / mk, mm > mk ? " (ABOVE the ceiling)" : "");
+		}
+		printf("\n");
+	}
+	if (ceil_skip[0] && !mig_skip[0] && want("migrate"))
+		printf("\nno ceiling_copy_page rows: %s\n", ceil_skip);
 	/* the fault part: first read minus second read, per MiB */
 	printf("\ndevice fault part = time(first read) - time(second read), ms per MiB (<1 ours cheaper)\n");
 	for (int bk = 0; bk < 2; bk++)
 		for (int s = 0; s < nsizes; s++) {
-			const char *b = bk ? "thp" : "4k";
-			struct row *o1 = find("dev_read_first", "ours", b, sizes[s]);
-			struct row *o2 = find("dev_read_second", "ours", b, sizes[s]);
-			struct row *u1 = find("dev_read_first", "upstream", b, sizes[s]);
-			struct row *u2 = find("dev_read_second", "upstream", b, sizes[s]);
+			const char *bs = bk ? "thp" : "4k";
+			unsigned long kib = sizes[s] * 1024;
+			struct row *o1 = find("dev_read_first", "ours", bs, kib);
+			struct row *o2 = find("dev_read_second", "ours", bs, kib);
+			struct row *u1 = find("dev_read_first", "test_hmm", bs, kib);
+			struct row *u2 = find("dev_read_second", "test_hmm", bs, kib);
 			double a1, a2, b1, b2, x, y, fo, fu;
 
 			if (!o1 || !o2 || !u1 || !u2)
@@ -1689,34 +2384,35 @@ static void print_all(FILE *csv, int ours_mig_errno, int chunks_load,
 			stats(u2, &b2, &x, &y);
 			fo = 1e3 * (1 / a1 - 1 / a2);
 			fu = 1e3 * (1 / b1 - 1 / b2);
-			printf("%-18s %-4s %6lu %10.3f %10.3f %8.2f\n", "dev_fault_part", b,
+			printf("%-18s %-4s %6lu %10.3f %10.3f %8.2f\n", "dev_fault_part", bs,
 			       sizes[s], fo, fu, fu > 0 ? fo / fu : 0);
 		}
-	/* device read vs memcpy ceiling */
-	printf("\ndevice first read as a fraction of the memcpy ceiling (4k)\n");
+	/* device read vs the user-space memcpy */
+	printf("\ndevice first read as a fraction of memcpy_user (4k)\n");
 	for (int s = 0; s < nsizes; s++) {
-		struct row *m = find("memcpy", "cpu", "thp", sizes[s]);
-		struct row *o = find("dev_read_first", "ours", "4k", sizes[s]);
-		struct row *u = find("dev_read_first", "upstream", "4k", sizes[s]);
+		unsigned long kib = sizes[s] * 1024;
+		struct row *m = find("memcpy_user", "cpu", "thp", kib);
+		struct row *o = find("dev_read_first", "ours", "4k", kib);
+		struct row *u = find("dev_read_first", "test_hmm", "4k", kib);
 		double mm, mo, mu, x, y;
 
 		if (!m)
 			continue;
 		stats(m, &mm, &x, &y);
-		printf("%6lu MiB: memcpy %s MiB/s", sizes[s], fmt_num(a, 16, mm));
+		printf("%6lu MiB: memcpy_user %s MiB/s", sizes[s], fmt_num(a, 16, mm));
 		if (o) {
 			stats(o, &mo, &x, &y);
 			printf("  ours %.3f", mo / mm);
 		}
 		if (u) {
 			stats(u, &mu, &x, &y);
-			printf("  upstream %.3f", mu / mm);
+			printf("  test_hmm %.3f", mu / mm);
 		}
 		printf("\n");
 	}
 	print_evict();
 	printf("\nstruct page bytes per device page: ours 0 (pool registered without memremap_pages), "
-	       "upstream 64 (test_hmm memremap_pages)\n");
+	       "test_hmm and upstream 64 (memremap_pages)\n");
 	{
 		long pool = read_long(OURS_DEVMEM_MB);
 
@@ -1725,7 +2421,7 @@ static void print_all(FILE *csv, int ours_mig_errno, int chunks_load,
 			       "allocated at load; 8 B (page pointer) + 1 bit per device page of "
 			       "driver bookkeeping, no struct page\n", pool);
 	}
-	printf("upstream device memory (test_hmm ZONE_DEVICE chunks of 256 MiB; struct page = 64 B per 4 KiB):\n");
+	printf("test_hmm device memory (ZONE_DEVICE chunks of 256 MiB; struct page = 64 B per 4 KiB):\n");
 	if (chunks_load >= 0)
 		printf("  chunks after load: %d (%lu KiB of struct pages), after the run (before -g evict): %d (%lu KiB)\n",
 		       chunks_load, chunks_load * (256 * MiB / PG) * 64 / 1024,
@@ -1735,9 +2431,18 @@ static void print_all(FILE *csv, int ours_mig_errno, int chunks_load,
 	if (load_kb >= 0)
 		printf("  MemFree drop measured around 'modprobe test_hmm': %ld KiB\n", load_kb);
 	printf("  (plus one system page per device page in use: test_hmm backs device pages with RAM)\n");
+	if (check_failures)
+		printf("\n%d migrate sample(s) FAILED a check (cpu_faults or in_use): see the raw CSV's note\n",
+		       check_failures);
 	printf("==BENCH-TABLE-END==\n");
 
 	fprintf(csv, "row,impl,backing,size_mib,unit,median,min,max,reps,higher_is_better,note\n");
+	/*
+	 * First row: this file's labels (scripts/bench.sh --compare renames
+	 * the old ones of a file without it).
+	 */
+	fprintf(csv, "csv_labels,test_hmm,-,0,-,2,2,2,1,0,\"test_hmm = lib/test_hmm.c (before: upstream); "
+		"upstream = hmm_upstream_bench; memcpy_user (before: memcpy)\"\n");
 	for (int i = 0; i < *nrows; i++) {
 		struct row *r = &rows[i];
 		double med, mn, mx;
@@ -1745,66 +2450,91 @@ static void print_all(FILE *csv, int ours_mig_errno, int chunks_load,
 		if (!r->n)
 			continue;
 		stats(r, &med, &mn, &mx);
-		fprintf(csv, "%s,%s,%s,%lu,%s,%.6g,%.6g,%.6g,%d,%d,\"%s\"\n", r->name,
-			r->impl, r->backing, r->size_mib, r->unit, med, mn, mx, r->n,
-			r->higher_better, r->note);
+		fprintf(csv, "%s,%s,%s,%s,%s,%.6g,%.6g,%.6g,%d,%d,\"%s\"\n", r->name,
+			r->impl, r->backing, csv_mib(z, sizeof(z), r->size_kib), r->unit, med,
+			mn, mx, r->n, r->higher_better, r->note);
 	}
-	for (int s = 0; s < nsizes && ours_mig_errno > 0; s++) {
-		static const char *mig[] = { "migrate_to_dev", "migrate_back_seq",
-					     "migrate_back_rand" };
-
-		if (sizes[s] > cap_mib)
-			continue;
+	for (int s = 0; s < nmig && ours_mig_errno > 0; s++)
 		for (int m = 0; m < 3; m++)
-			fprintf(csv, "%s,ours,4k,%lu,MiB/s,n/a,n/a,n/a,0,1,\"MIGRATE_TO failed: %s\"\n",
-				mig[m], sizes[s], strerror(ours_mig_errno));
-	}
+			fprintf(csv, "%s,ours,4k,%s,MiB/s,n/a,n/a,n/a,0,1,\"MIGRATE_TO failed: %s\"\n",
+				mig[m], csv_mib(z, sizeof(z), mig_kib[s]), strerror(ours_mig_errno));
 	if (evict_skip[0])
 		fprintf(csv, "evict_sweep,ours,4k,0,MiB/s,n/a,n/a,n/a,0,1,\"evict group skipped: %s\"\n",
 			evict_skip);
-	fprintf(csv, "upstream_devmem_chunks,upstream,-,256,chunks,%d,%d,%d,1,0,\"after load/after run\"\n",
+	fprintf(csv, "test_hmm_devmem_chunks,test_hmm,-,256,chunks,%d,%d,%d,1,0,\"after load/after run\"\n",
 		chunks_end, chunks_load, chunks_end);
-	fprintf(csv, "upstream_devmem_memmap,upstream,-,256,KiB,%lu,%lu,%lu,1,0,\"computed 64 B per 4 KiB\"\n",
+	fprintf(csv, "test_hmm_devmem_memmap,test_hmm,-,256,KiB,%lu,%lu,%lu,1,0,\"computed 64 B per 4 KiB\"\n",
 		chunks_end * (256 * MiB / PG) * 64 / 1024,
 		chunks_load * (256 * MiB / PG) * 64 / 1024,
 		chunks_end * (256 * MiB / PG) * 64 / 1024);
 	if (load_kb >= 0)
-		fprintf(csv, "upstream_modprobe_memfree_drop,upstream,-,0,KiB,%ld,%ld,%ld,1,0,\"measured\"\n",
+		fprintf(csv, "test_hmm_modprobe_memfree_drop,test_hmm,-,0,KiB,%ld,%ld,%ld,1,0,\"measured\"\n",
 			load_kb, load_kb, load_kb);
 }
 
 static void usage(void)
 {
-	printf("usage: hmm-bench [-s MiB,..] [-r N] [-R N] [-H N] [-M MiB] [-g GROUPS] [-E MiB] [-o CSV] [-p] [-v]\n"
+	printf("usage: hmm-bench [-s MiB,..] [-m SIZE,..] [-r N] [-R N] [-H N] [-M MiB] [-g GROUPS]\n"
+	       "                 [-i IMPLS] [-A] [-S SEED] [-b BOOT] [-E MiB] [-o CSV] [-w RAW] [-p] [-v]\n"
 	       "  -s  sizes in MiB (default 4,64,256,512)\n"
-	       "  -r  repetitions (default 5), -R for sizes >= 256 MiB (default 3),\n"
-	       "      -H for sizes >= 512 MiB (default 2)\n"
+	       "  -m  sizes of the migrate group, KiB or with K, M, G (4K..1G; default:\n"
+	       "      the -s sizes up to -M); below 4 MiB a sample is min(256, 4 MiB /\n"
+	       "      size) operations on disjoint sub-ranges, each in its own 2 MiB block\n"
+	       "  -r  repetitions (default 5; the migrate group: default 12, at least 10),\n"
+	       "      -R for sizes >= 256 MiB (default 3), -H for sizes >= 512 MiB\n"
+	       "      (default 2); -R and -H do not apply to the migrate group\n"
 	       "  -M  largest size for the THP read, invalidation, migration and\n"
 	       "      page-fault rows (default 256; keeps a TCG run under ~5 min);\n"
 	       "      ours' migration needs hmm_dummy devmem_mb >= the largest such size\n"
 	       "  -g  only these groups: memcpy,read,inval,migrate,pingpong,evict,sys\n"
 	       "      (default all)\n"
+	       "  -i  migrate group: only these implementations, of ours,upstream,test_hmm\n"
+	       "      (default: every one whose device is there)\n"
+	       "  -A  migrate group: a second upstream worker, upstream_b (A/A control)\n"
+	       "  -S  migrate group: seed of the order and of the random touch (default:\n"
+	       "      from the clock; printed)\n"
+	       "  -b  the raw CSV's boot column (default \"boot\")\n"
 	       "  -E  evict group: reload hmm_dummy with devmem_mb=MiB for it, and with\n"
 	       "      its old pool after it (default 64; 0: use the loaded pool); the\n"
 	       "      sweep covers 1.5x and 2x that pool, the eviction rate needs 64 MiB\n"
-	       "  -o  CSV output file (default hmm-bench.csv), -p also print it\n"
+	       "  -o  CSV output file (default hmm-bench.csv), -p also print it, and the\n"
+	       "      raw CSV (gzip | base64 between ==BENCH-RAW-BEGIN/END==)\n"
+	       "  -w  raw CSV of the migrate group, one line per sample (default\n"
+	       "      hmm-bench-raw.csv)\n"
 	       "  env HMM_BENCH_TESTHMM_LOAD_KB: MemFree drop of loading test_hmm\n"
-	       "Device rows are skipped when %s / %s are absent.\n", OURS_DEV, UP_DEV);
+	       "Device rows are skipped when %s / %s / %s are absent.\n",
+	       OURS_DEV, UPB_DEV, TEST_HMM_DEV);
+}
+
+/* -m: a size in KiB, or with a K, M or G suffix; 0 if malformed. */
+static unsigned long parse_kib(const char *s, char **end)
+{
+	unsigned long v = strtoul(s, end, 10);
+
+	switch (**end) {
+	case 'k': case 'K': (*end)++; break;
+	case 'm': case 'M': v *= 1024; (*end)++; break;
+	case 'g': case 'G': v *= 1024 * 1024; (*end)++; break;
+	}
+	if (**end && **end != ',')
+		return 0;
+	return v;
 }
 
 int main(int argc, char **argv)
 {
 	const char *csvpath = "hmm-bench.csv", *e;
-	int opt, print_csv = 0, chunks_load, chunks_end;
+	int opt, print_csv = 0, chunks_load, chunks_end, seed_given = 0;
 	long load_kb = -1;
 	struct utsname u;
+	struct timespec ts;
 	char kernel[160];
 	double t0 = now();
 	FILE *csv;
 
 	sizes[0] = 4, sizes[1] = 64, sizes[2] = 256, sizes[3] = 512;
 	nsizes = 4;
-	while ((opt = getopt(argc, argv, "s:r:R:H:M:g:E:o:pvh")) != -1) {
+	while ((opt = getopt(argc, argv, "s:m:r:R:H:M:g:i:AS:b:E:o:w:pvh")) != -1) {
 		switch (opt) {
 		case 's': {
 			char *s = optarg, *end;
@@ -1816,13 +2546,35 @@ int main(int argc, char **argv)
 			}
 			break;
 		}
-		case 'r': reps = atoi(optarg); break;
+		case 'm': {
+			char *s = optarg, *end;
+
+			nmig = 0;
+			while (*s && nmig < 16) {
+				unsigned long k = parse_kib(s, &end);
+
+				if (k < 4 || k % 4 || k > 1024 * 1024) {
+					fprintf(stderr, "hmm-bench: -m %s: sizes are 4K..1G, whole pages\n",
+						optarg);
+					return 2;
+				}
+				mig_kib[nmig++] = k;
+				s = *end ? end + 1 : end;
+			}
+			break;
+		}
+		case 'r': reps = mig_reps = atoi(optarg); break;
 		case 'R': reps_big = atoi(optarg); break;
 		case 'H': reps_huge = atoi(optarg); break;
 		case 'M': cap_mib = strtoul(optarg, NULL, 10); break;
 		case 'g': only = optarg; break;
+		case 'i': mig_only = optarg; break;
+		case 'A': aa_worker = 1; break;
+		case 'S': seed = strtoull(optarg, NULL, 0); seed_given = 1; break;
+		case 'b': boot_label = optarg; break;
 		case 'E': evict_pool_mib = strtoul(optarg, NULL, 10); break;
 		case 'o': csvpath = optarg; break;
+		case 'w': rawpath = optarg; break;
 		case 'p': print_csv = 1; break;
 		case 'v': verbose = 1; break;
 		default: usage(); return opt == 'h' ? 0 : 2;
@@ -1831,11 +2583,37 @@ int main(int argc, char **argv)
 	if (reps < 1 || reps > MAXREP || reps_big < 1 || reps_big > MAXREP ||
 	    reps_huge < 1 || reps_huge > MAXREP)
 		die("reps must be 1..%d", MAXREP);
+	if (want("migrate") && mig_reps < 10) {
+		fprintf(stderr, "hmm-bench: -r %d: the migrate group needs at least 10 repetitions "
+			"(leave it out with -g)\n", mig_reps);
+		return 2;
+	}
+	if (mig_only) {
+		char buf[128], *t, *save;
+
+		snprintf(buf, sizeof(buf), "%s", mig_only);
+		for (t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save))
+			if (strcmp(t, "ours") && strcmp(t, "upstream") && strcmp(t, "test_hmm")) {
+				fprintf(stderr, "hmm-bench: -i %s: ours, upstream or test_hmm\n", t);
+				return 2;
+			}
+	}
+	if (strchr(boot_label, ',') || strchr(boot_label, '"')) {
+		fprintf(stderr, "hmm-bench: -b %s: no commas or quotes\n", boot_label);
+		return 2;
+	}
+	if (!seed_given) {
+		clock_gettime(CLOCK_REALTIME, &ts);
+		seed = ((unsigned long long)ts.tv_sec * 1000000000ULL + ts.tv_nsec) ^
+		       ((unsigned long long)getpid() << 32);
+	}
 	e = getenv("HMM_BENCH_TESTHMM_LOAD_KB");
 	if (e && *e)
 		load_kb = atol(e);
 	uname(&u);
 	snprintf(kernel, sizeof(kernel), "%s %s", u.release, u.version);
+	/* a worker that died must not kill the parent writing to it */
+	signal(SIGPIPE, SIG_IGN);
 
 	rows = mmap(NULL, MAXROWS * sizeof(*rows) + 4096, PROT_READ | PROT_WRITE,
 		    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
@@ -1844,9 +2622,10 @@ int main(int argc, char **argv)
 	nrows = (int *)(rows + MAXROWS);
 	ours_mig_err = nrows + 1;
 
-	fprintf(stderr, "hmm-bench: kernel %s; ours %s, upstream %s\n", kernel,
-		have_dev(OURS) ? "present" : "absent",
-		have_dev(UPSTREAM) ? "present" : "absent");
+	fprintf(stderr, "hmm-bench: kernel %s; ours %s, upstream %s, test_hmm %s; seed %llu\n",
+		kernel, have_dev(OURS) ? "present" : "absent",
+		have_dev(UPB) ? "present" : "absent",
+		have_dev(TEST_HMM) ? "present" : "absent", seed);
 	chunks_load = test_hmm_chunks();
 
 	if (want("memcpy"))
@@ -1854,29 +2633,25 @@ int main(int argc, char **argv)
 	if (want("read")) {
 		if (have_dev(OURS))
 			in_child("device read (ours)", c_dev_read, OURS);
-		if (have_dev(UPSTREAM))
-			in_child("device read (upstream)", c_dev_read, UPSTREAM);
+		if (have_dev(TEST_HMM))
+			in_child("device read (test_hmm)", c_dev_read, TEST_HMM);
 	}
 	if (want("inval")) {
 		in_child("invalidation (unmirrored)", c_inval, -1);
 		if (have_dev(OURS))
 			in_child("invalidation (ours)", c_inval, OURS);
-		if (have_dev(UPSTREAM))
-			in_child("invalidation (upstream)", c_inval, UPSTREAM);
+		if (have_dev(TEST_HMM))
+			in_child("invalidation (test_hmm)", c_inval, TEST_HMM);
 	}
-	if (want("migrate")) {
-		if (have_dev(OURS))
-			in_child("migration (ours)", c_migrate, OURS);
-		if (have_dev(UPSTREAM))
-			in_child("migration (upstream)", c_migrate, UPSTREAM);
-	}
+	if (want("migrate"))
+		run_migrate();
 	if (want("pingpong")) {
 		if (have_dev(OURS)) {
 			in_child("ping-pong (ours, control on)", c_pingpong, 0);
 			in_child("ping-pong (ours, control off)", c_pingpong, 1);
 		}
-		if (have_dev(UPSTREAM))
-			in_child("ping-pong (upstream)", c_pingpong, 2);
+		if (have_dev(TEST_HMM))
+			in_child("ping-pong (test_hmm)", c_pingpong, 2);
 	}
 	/* Memory cost of device memory: by design of each driver, not measured. */
 	if (have_dev(OURS)) {
@@ -1885,8 +2660,8 @@ int main(int argc, char **argv)
 		add(r, 0);
 		note(r, "pool of system pages, no memremap_pages(): no struct page");
 	}
-	if (have_dev(UPSTREAM)) {
-		struct row *r = row_get("devmem_struct_page", "upstream", "4k", 0, "B/page", 0);
+	if (have_dev(TEST_HMM)) {
+		struct row *r = row_get("devmem_struct_page", "test_hmm", "4k", 0, "B/page", 0);
 
 		add(r, 64);
 		note(r, "memremap_pages() ZONE_DEVICE memmap: 64 B per 4 KiB");
@@ -1913,9 +2688,13 @@ int main(int argc, char **argv)
 		printf("==BENCH-CSV-END==\n");
 		if (csv)
 			fclose(csv);
+		print_raw();
 	}
 	fprintf(stderr, "hmm-bench: done in %.0fs\n", now() - t0);
 	if (child_failures)
 		fprintf(stderr, "hmm-bench: %d part(s) failed, see above\n", child_failures);
-	return child_failures ? 1 : 0;
+	if (check_failures)
+		fprintf(stderr, "hmm-bench: %d migrate sample(s) failed a check, see above\n",
+			check_failures);
+	return child_failures || check_failures ? 1 : 0;
 }

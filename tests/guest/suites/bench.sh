@@ -1,10 +1,15 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # Guest suite "bench" (/tests/suites/bench, run by tests/guest/init): loads
-# test_hmm and hmm_dummy (devmem_mb sized for the migration rows) when
-# present, runs /tests/bench/hmm-bench and prints its table and CSV between
-# markers for scripts/bench.sh, and its KTAP results (hmm-bench, the
-# module unload).
+# test_hmm, hmm_dummy (devmem_mb sized for the migration rows) and, when
+# /tests/bench/hmm_upstream_bench.ko is there, the competitor module
+# hmm_upstream_bench (tests/programs/hmm_upstream_bench/, same devmem_mb);
+# prints the environment as "# env: KEY=VALUE" lines (the MemFree drop of
+# each module load as load_kb.MODULE, kernel, command line, CPUs, memory,
+# THP, every parameter of hmm_migrate, hmm_dummy and hmm_upstream_bench);
+# runs /tests/bench/hmm-bench and prints its table, CSV and raw CSV between
+# markers for scripts/bench.sh, and its KTAP results (hmm-bench, the module
+# loads and unloads that fail).
 # hmm-bench's evict group reloads hmm_dummy with its own small pool (-E)
 # and loads it back with devmem_mb as set here afterwards.
 # Not part of tests/plans/*: run it with scripts/bench.sh.
@@ -14,27 +19,39 @@ SUITE=bench
 # shellcheck disable=SC1091
 . /tests/suite-lib.sh
 B=/tests/bench
-args="-s 4,64,256,512 -r 5 -R 2 -H 2 -M 256"
+# Every group; the migrate group at issue 19's slice-1 sizes, with the
+# A/A worker (it needs -r >= 10: its default is 12, the others' 5).
+args="-s 4,64,256,512 -R 2 -H 2 -M 256 -m 64K,256K,1M,4M,16M,64M -A"
 [ -f $B/args ] && args=$(cat $B/args)
 # Keep kernel messages off the console while the table is printed.
 dmesg -n 1
-load_kb=
+memfree() { awk '/^MemFree:/ { print $2 }' /proc/meminfo; }
+# loaded MODULE BEFORE_KB: the MemFree drop of a module load (into $lkb),
+# as an env line.
+loaded() {
+	sleep 1
+	lkb=$(($2 - $(memfree)))
+	echo "# env: load_kb.$1=$lkb"
+}
+load_kb='' rc=0
 if [ ! -c /dev/hmm_dmirror0 ]; then
-	f0=$(awk '/^MemFree:/ { print $2 }' /proc/meminfo)
+	f0=$(memfree)
 	if modprobe test_hmm 2>/dev/null; then
-		sleep 1
-		f1=$(awk '/^MemFree:/ { print $2 }' /proc/meminfo)
-		load_kb=$((f0 - f1))
+		loaded test_hmm "$f0"
+		load_kb=$lkb
 	else
-		echo "# bench: no test_hmm module: upstream rows skipped"
+		echo "# bench: no test_hmm module: test_hmm rows skipped"
 	fi
 fi
 # hmm_dummy's fake device memory (devmem_mb MiB of system pages per device,
 # 2 devices, allocated at load) must hold the largest migration size: the
-# largest -s size that is <= -M, plus 64 MiB of slack (defaults: 320 MiB,
-# 640 MiB of the guest's 4 GiB).
+# largest -m size (at least 4 MiB: a sample of a smaller size migrates
+# 4 MiB), or without -m the largest -s size that is <= -M, plus 64 MiB of
+# slack (defaults: 128 MiB; with -s 4,64,256,512 alone 320 MiB, i.e.
+# 640 MiB of the guest's 4 GiB). hmm_upstream_bench gets the same pool
+# (one device).
 devmem_mb() {
-	sz=4,64,256,512 cap=256
+	sz=4,64,256,512 cap=256 msz=
 	# shellcheck disable=SC2086 # args is a word list
 	set -- $args
 	while [ $# -gt 0 ]; do
@@ -43,39 +60,88 @@ devmem_mb() {
 		-s*) sz=${1#-s} ;;
 		-M) cap=${2:-$cap}; shift ;;
 		-M*) cap=${1#-M} ;;
+		-m) msz=${2:-}; shift ;;
+		-m*) msz=${1#-m} ;;
 		esac
 		[ $# -gt 0 ] && shift
 	done
 	m=0
-	for s in $(echo "$sz" | tr , ' '); do
-		[ "$s" -le "$cap" ] 2>/dev/null && [ "$s" -gt "$m" ] && m=$s
-	done
+	if [ -n "$msz" ]; then
+		m=4
+		for s in $(echo "$msz" | tr , ' '); do
+			case "$s" in
+			*[Gg]) s=$((${s%?} * 1024)) ;;
+			*[Mm]) s=${s%?} ;;
+			*[Kk]) s=$(((${s%?} + 1023) / 1024)) ;;
+			*) s=$(((s + 1023) / 1024)) ;;
+			esac
+			[ "$s" -gt "$m" ] 2>/dev/null && m=$s
+		done
+	else
+		for s in $(echo "$sz" | tr , ' '); do
+			[ "$s" -le "$cap" ] 2>/dev/null && [ "$s" -gt "$m" ] && m=$s
+		done
+	fi
 	echo $((m + 64))
 }
 mb=$(devmem_mb)
 if [ ! -c /dev/hmm_dummy_device00 ]; then
-	modprobe hmm_dummy devmem_mb="$mb" 2>/dev/null ||
+	f0=$(memfree)
+	if modprobe hmm_dummy devmem_mb="$mb" 2>/dev/null; then
+		loaded hmm_dummy "$f0"
+	else
 		echo "# bench: no hmm_dummy module (or no $mb MiB of device memory): series rows skipped"
+	fi
 fi
 have=$(cat /sys/module/hmm_dummy/parameters/devmem_mb 2>/dev/null)
 [ -z "$have" ] || [ "$have" -ge "$mb" ] ||
 	echo "# bench: hmm_dummy already loaded with devmem_mb=$have < $mb: ours' large migrations are partial"
+# The competitor: out of tree, built by scripts/build/build-bench.sh.
+upb=$B/hmm_upstream_bench.ko
+if [ -f $upb ] && [ ! -c /dev/hmm_upstream_bench0 ]; then
+	f0=$(memfree)
+	if insmod $upb devmem_mb="$mb"; then
+		loaded hmm_upstream_bench "$f0"
+	else
+		emit hmm_upstream_bench-load FAIL "insmod $upb devmem_mb=$mb"
+		rc=1
+	fi
+elif [ ! -f $upb ]; then
+	echo "# bench: no $upb: upstream rows skipped"
+fi
 # devtmpfs creates the nodes asynchronously
 for _ in 1 2 3 4 5; do
 	{ lsmod | grep -q '^test_hmm' && [ ! -c /dev/hmm_dmirror0 ]; } ||
-	{ lsmod | grep -q '^hmm_dummy' && [ ! -c /dev/hmm_dummy_device00 ]; } || break
+	{ lsmod | grep -q '^hmm_dummy' && [ ! -c /dev/hmm_dummy_device00 ]; } ||
+	{ lsmod | grep -q '^hmm_upstream_bench' && [ ! -c /dev/hmm_upstream_bench0 ]; } || break
 	sleep 1
+done
+# The environment, for scripts/bench.sh's env-NAME.txt.
+echo "# env: uname=$(uname -a)"
+echo "# env: cmdline=$(cat /proc/cmdline)"
+echo "# env: cpus=$(grep -c '^processor' /proc/cpuinfo) online=$(cat /sys/devices/system/cpu/online 2>/dev/null)"
+echo "# env: memtotal_kb=$(awk '/^MemTotal:/ { print $2 }' /proc/meminfo) memfree_kb=$(memfree)"
+for f in enabled defrag; do
+	echo "# env: thp.$f=$(cat /sys/kernel/mm/transparent_hugepage/$f 2>/dev/null)"
+done
+for m in hmm_migrate hmm_dummy hmm_upstream_bench; do
+	for p in /sys/module/"$m"/parameters/*; do
+		[ -f "$p" ] || continue
+		echo "# env: param.$m.${p##*/}=$(cat "$p" 2>/dev/null)"
+	done
 done
 echo "# bench: hmm-bench $args (THP enabled: $(cat /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null))"
 cd /tmp || exit 1
 # shellcheck disable=SC2086 # args is a word list
-if HMM_BENCH_TESTHMM_LOAD_KB=$load_kb $B/hmm-bench $args -o /tmp/hmm-bench.csv -p; then
+if HMM_BENCH_TESTHMM_LOAD_KB=$load_kb $B/hmm-bench $args -o /tmp/hmm-bench.csv \
+	-w /tmp/hmm-bench-raw.csv -p; then
 	emit hmm-bench PASS
-	rc=0
 else
 	emit hmm-bench FAIL "EXIT=$?"
 	rc=1
 fi
+lsmod | grep -q '^hmm_upstream_bench' &&
+	{ rmmod hmm_upstream_bench || { emit hmm_upstream_bench-unload FAIL; rc=1; }; }
 lsmod | grep -q '^hmm_dummy' && { rmmod hmm_dummy || emit hmm_dummy-unload FAIL; }
 lsmod | grep -q '^test_hmm' && rmmod test_hmm
 exit $rc
