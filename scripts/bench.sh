@@ -150,6 +150,32 @@ hostload_start() {
 	) > "$1" &
 	HL_PID=$!
 }
+# argv_start FILE INITRD / argv_stop: QEMU's full command line into FILE,
+# read from /proc of the qemu-system-x86_64 process whose arguments name
+# INITRD (this boot's initramfs), polled in the background while it boots.
+# (Not from run-qemu.sh itself: its text is part of the key of the
+# recorded base results, tests/base-results.key.)
+ARGV_PID=''
+argv_start() {
+	(
+		for _ in $(seq 1200); do
+			for p in $(pgrep -f qemu-system-x86_64); do
+				if tr '\0' '\n' < "/proc/$p/cmdline" 2>/dev/null | grep -qxF -- "$2"; then
+					tr '\0' ' ' < "/proc/$p/cmdline" | sed 's/ $//' > "$1"
+					exit 0
+				fi
+			done
+			sleep 0.5
+		done
+	) &
+	ARGV_PID=$!
+}
+argv_stop() {
+	[ -n "$ARGV_PID" ] || return 0
+	kill "$ARGV_PID" 2>/dev/null || true
+	wait "$ARGV_PID" 2>/dev/null || true
+	ARGV_PID=''
+}
 hostload_stop() {
 	[ -n "$HL_PID" ] || return 0
 	kill "$HL_PID" 2>/dev/null || true
@@ -290,8 +316,10 @@ run_one() {
 	log "bench: boot $name, seed $s, $SMP vCPUs"
 	hostload_start "$OUT/hostload-$name.txt"
 	# console-NAME.log, results-NAME.txt, kernel-log-NAME.txt, steps-NAME.txt
-	QEMU_SMP=$SMP QEMU_ARGV_LOG=$OUT/qemu-argv-$name.txt \
+	argv_start "$OUT/qemu-argv-$name.txt" "$OUT/initramfs-$name.cpio.gz"
+	QEMU_SMP=$SMP \
 		"$TOP/scripts/boot/boot.sh" --name "$name" --timeout "$TMO" "$b" "$tests" bench "$OUT" || true
+	argv_stop
 	hostload_stop
 	{
 		echo "date_utc_end=$(date -u +%FT%TZ)"

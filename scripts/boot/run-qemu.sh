@@ -5,8 +5,6 @@
 # override), run SUITES (comma separated, see tests/guest/init) and write the
 # serial console to LOG. Exits 0 only if the guest reached its end marker
 # with rc=0; the log is then checked by scripts/check/check-log.sh.
-# QEMU_ARGV_LOG=FILE: also write QEMU's full command line to FILE (one
-# line, shell-quoted; scripts/bench.sh records it).
 . "$(dirname "$0")/../lib.sh"
 case "${1:-}" in -h|--help) usage; exit 0 ;; -*) usage_error "unknown option $1" ;; esac
 [ $# -ge 4 ] && [ $# -le 5 ] || usage_error "BZIMAGE INITRAMFS LOG SUITES [TIMEOUT_S] expected"
@@ -25,8 +23,6 @@ set +e
 qemu=(qemu-system-x86_64 -machine pc,accel="$accel" -cpu "$cpu"
 	-smp "${QEMU_SMP:-3}" -m "$mem" -nographic -no-reboot -monitor none -serial stdio
 	-kernel "$kernel" -initrd "$initrd" -append "$append")
-[ -z "${QEMU_ARGV_LOG:-}" ] || printf '%q ' "${qemu[@]}" | sed 's/ $//' > "$QEMU_ARGV_LOG" ||
-	warn "run-qemu: cannot write the QEMU command line to $QEMU_ARGV_LOG"
 if [ -n "${QEMU_INTERACTIVE:-}" ]; then
 	# e.g. QEMU_INTERACTIVE=1 run-qemu.sh ... shell: console on this terminal
 	"${qemu[@]}" 2>&1 | tee "$logf"
