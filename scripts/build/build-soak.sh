@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 # build-soak.sh SRC_TREE OUT_DIR
-# Build the HMM soak test, the fuzzer, the fault-injection suite and the
-# demo (tests/programs/hmm-{soak,fuzz,finj,demo}.c) statically
+# Build the HMM soak test, the fuzzer, the fault-injection suite, the
+# demo and the zap regression test (tests/programs/hmm-{soak,fuzz,finj,
+# demo,zap}.c) statically
 # against the uapi headers of the kernel tree SRC_TREE (read-only: "make
 # O=OUT_DIR/hdr headers", or UAPI_INCLUDE=DIR to reuse installed ones) and
 # hmm_dummy's private ABI header, SRC_TREE/drivers/char/hmm_dummy_uapi.h
@@ -15,6 +16,9 @@
 #                             suites "fuzz" and "finj" (tests/plans/series)
 #   OUT_DIR/demo/hmm-demo, OUT_DIR/suites/demo  the same for the suite "demo"
 #                             (tests/plans/demo, scripts/demo.sh)
+#   OUT_DIR/zap/hmm-zap, OUT_DIR/suites/zap  the same for the suite "zap"
+#                             (tests/plans/series; it also needs the tree's
+#                             lib/test_hmm_uapi.h)
 #   OUT_DIR/soak/bin/stress-ng  with SOAK_STRESS_NG=1 and a host stress-ng:
 #                             a wrapper that runs Debian's (dynamically
 #                             linked) stress-ng through its own loader and
@@ -34,9 +38,9 @@ src_out "$1" "$2"
 mkdir -p "$out/soak" "$out/suites" "$out/logs"
 uapi=$(uapi_headers "$src" "$out/hdr")
 # The soak test and, in the same way, the hostile-input fuzzer, the
-# fault-injection suite and the demo: tests/programs/hmm-NAME.c ->
+# fault-injection suite, the demo and the zap test: tests/programs/hmm-NAME.c ->
 # OUT_DIR/NAME/hmm-NAME, and tests/guest/suites/NAME.sh -> OUT_DIR/suites/NAME.
-for name in soak fuzz finj demo; do
+for name in soak fuzz finj demo zap; do
 	mkdir -p "$out/$name"
 	${CC:-gcc} -Wall -Wextra -O2 -static -I "$src" -isystem "$uapi" "$TOP/tests/programs/hmm-$name.c" \
 		-o "$out/$name/hmm-$name.tmp" -lpthread
