@@ -51,6 +51,17 @@
 #                   row to results/README.md)
 #   --out DIR       where to put the results
 #   --timeout S     guest timeout per boot (default 1200)
+#   --meta "SIZES REPS"  instead of hmm-bench, the guest suite "benchmeta"
+#                   (tests/guest/suites/benchmeta.sh): the MemFree drop of
+#                   registering device memory, ours (hmm_dummy) against
+#                   upstream (hmm_upstream_bench, memremap_pages()), SIZES
+#                   MiB per device (comma separated), REPS repetitions in
+#                   random order per boot; into meta-NAME.csv, and
+#                   scripts/bench-meta.py's statistics into meta.md
+#                   (issue 19's metadata row, e.g. "128,512,1024 5"; each
+#                   size 128 MiB times a power of two; 2 x the largest
+#                   size must fit in QEMU_MEM without reclaim: use
+#                   QEMU_MEM=8G for 1024)
 #   --compare BASE.csv SERIES.csv   only print the series/base table (of
 #                   summary CSVs; files from before issue 19, whose test_hmm
 #                   rows say "upstream" and whose memcpy row is "memcpy",
@@ -61,7 +72,7 @@
 
 CMDLINE=$(printf ' %q' "$@")
 ARGS="-g migrate -m 64K,256K,1M,4M,16M,64M -A" BASE='' OUT='' SRC='' TMO=1200 BUILD=''
-BOOTS=3 SMP=2 MAXLOAD='' KEEP='' HL_PID=''
+BOOTS=3 SMP=2 MAXLOAD='' KEEP='' HL_PID='' META=''
 
 # compare BASE.csv SERIES.csv: series/base ratio of every common row. A
 # file without the "csv_labels" row (hmm-bench before issue 19) called
@@ -103,6 +114,19 @@ while [ $# -gt 0 ]; do
 	--smp) need_arg "$@"; SMP=$2; shift ;;
 	--max-load) need_arg "$@"; MAXLOAD=$2; shift ;;
 	--keep) need_arg "$@"; KEEP=$2; shift ;;
+	--meta) need_arg "$@"; META=$2; shift
+		[[ $META =~ ^[0-9]+(,[0-9]+)*\ [1-9][0-9]*$ ]] ||
+			usage_error "--meta \"$META\": \"SIZES REPS\", e.g. \"128,512,1024 5\""
+		# kvmalloc() rounds up to a power of two (kmalloc) or 2 MiB
+		# (vmalloc), memremap_pages() to a 128 MiB section: other sizes
+		# would not measure bytes per page
+		for m in ${META% *}; do
+			m=${m//,/ }
+			for x in $m; do
+				[ $((x % 128)) -eq 0 ] && [ $(((x / 128) & (x / 128 - 1))) -eq 0 ] ||
+					usage_error "--meta: $x MiB is not 128 MiB times a power of two"
+			done
+		done ;;
 	--compare) [ $# -eq 3 ] || usage_error "--compare BASE.csv SERIES.csv, and nothing after"
 		compare "$2" "$3"; exit 0 ;;
 	-*) usage_error "unknown option $1" ;;
@@ -114,6 +138,8 @@ done
 [[ $SMP =~ ^[1-9][0-9]*$ ]] || usage_error "--smp $SMP: a number >= 1"
 [ -z "$MAXLOAD" ] || [[ $MAXLOAD =~ ^[0-9]+([.][0-9]+)?$ ]] ||
 	usage_error "--max-load $MAXLOAD: a load average"
+GSUITE=bench
+[ -z "$META" ] || GSUITE=benchmeta
 KEEPDIR=''
 if [ -n "$KEEP" ]; then
 	[[ $KEEP =~ ^[A-Za-z0-9._-]+$ ]] || usage_error "--keep $KEEP: letters, digits, . _ - only"
@@ -311,6 +337,7 @@ run_one() {
 	s=$(seed)
 	loadnote=$(wait_load)
 	echo "$ARGS -S $s -b $name" > "$tests/bench/args"
+	[ -z "$META" ] || echo "$META $s" > "$tests/bench/meta-args"
 	env_start "$b" "$name" "$tests" "$loadnote" > "$env"
 	echo "seed=$s" >> "$env"
 	log "bench: boot $name, seed $s, $SMP vCPUs"
@@ -318,7 +345,8 @@ run_one() {
 	# console-NAME.log, results-NAME.txt, kernel-log-NAME.txt, steps-NAME.txt
 	argv_start "$OUT/qemu-argv-$name.txt" "$OUT/initramfs-$name.cpio.gz"
 	QEMU_SMP=$SMP \
-		"$TOP/scripts/boot/boot.sh" --name "$name" --timeout "$TMO" "$b" "$tests" bench "$OUT" || true
+		"$TOP/scripts/boot/boot.sh" --name "$name" --timeout "$TMO" "$b" "$tests" \
+		"$GSUITE" "$OUT" || true
 	argv_stop
 	hostload_stop
 	{
@@ -332,6 +360,13 @@ run_one() {
 	} >> "$env"
 	grep -qx 'initramfs PASS' "$OUT/steps-$name.txt" || die "no initramfs for the $name boot"
 	grep -qx 'boot PASS' "$OUT/steps-$name.txt" || rc=1
+	if [ -n "$META" ]; then
+		block '==BENCH-META-BEGIN==' '==BENCH-META-END==' "$OUT/console-$name.log" > "$OUT/meta-$name.csv"
+		[ -s "$OUT/meta-$name.csv" ] || { warn "no META block in $OUT/console-$name.log"; return 1; }
+		grep -qx 'kernel-log PASS' "$OUT/steps-$name.txt" ||
+			warn "kernel log of the $name boot has warnings: $OUT/kernel-log-$name.txt"
+		return $rc
+	fi
 	block '==BENCH-TABLE-BEGIN==' '==BENCH-TABLE-END==' "$OUT/console-$name.log" > "$OUT/table-$name.txt"
 	block '==BENCH-CSV-BEGIN==' '==BENCH-CSV-END==' "$OUT/console-$name.log" > "$OUT/bench-$name.csv"
 	if [ ! -s "$OUT/bench-$name.csv" ]; then
@@ -349,8 +384,18 @@ run_one() {
 	return $rc
 }
 
-# stats KIND: bench-stats.py over the raw CSVs of KIND's boots.
+# stats KIND: bench-stats.py over the raw CSVs of KIND's boots (with
+# --meta: bench-meta.py over the meta CSVs, into meta.md).
 stats() {
+	if [ -n "$META" ]; then
+		local m=()
+		mapfile -t m < <(ls "$OUT/meta-$1-"*.csv 2>/dev/null || true)
+		[ ${#m[@]} -gt 0 ] || return 0
+		python3 "$TOP/scripts/bench-meta.py" "${m[@]}" > "$OUT/meta.md" ||
+			warn "bench-meta.py failed on ${m[*]}"
+		cat "$OUT/meta.md"
+		return 0
+	fi
 	local f=$OUT/stats.md raws=()
 	[ "$1" = series ] || f=$OUT/stats-$1.md
 	mapfile -t raws < <(ls "$OUT/raw-$1-"*.csv 2>/dev/null || true)
@@ -381,7 +426,7 @@ for i in $(seq 1 "$BOOTS"); do
 			run_one "$BUILD" "series-$i" "$tests_series" || rc=1
 		fi
 	done
-	cat "$OUT/table-series-$i.txt" 2>/dev/null || true
+	[ -n "$META" ] || cat "$OUT/table-series-$i.txt" 2>/dev/null || true
 done
 stats series
 [ -z "$BASE" ] || stats base
@@ -401,7 +446,7 @@ fi
 
 if [ -n "$KEEPDIR" ]; then
 	mkdir -p "$KEEPDIR"
-	for f in "$OUT"/raw-*.csv; do
+	for f in "$OUT"/raw-*.csv "$OUT"/meta-*.csv; do
 		[ -f "$f" ] || continue
 		if [ "$(stat -c %s "$f")" -gt 1048576 ]; then
 			gzip -9n < "$f" > "$KEEPDIR/${f##*/}.gz"
@@ -409,7 +454,7 @@ if [ -n "$KEEPDIR" ]; then
 			cp "$f" "$KEEPDIR/"
 		fi
 	done
-	for f in "$OUT"/env-*.txt "$OUT"/hostload-*.txt "$OUT"/stats*.md; do
+	for f in "$OUT"/env-*.txt "$OUT"/hostload-*.txt "$OUT"/stats*.md "$OUT"/meta.md; do
 		[ ! -f "$f" ] || cp "$f" "$KEEPDIR/"
 	done
 	{
@@ -428,6 +473,7 @@ if [ -n "$KEEPDIR" ]; then
 		echo "- \`hostload-BOOT.txt\`: the host's /proc/loadavg every 30 s during the boot"
 		echo "- \`stats.md\`: \`python3 scripts/bench-stats.py raw-series-*.csv\`"
 		[ -z "$BASE" ] || echo "- \`stats-base.md\`: the same over raw-base-*.csv"
+		[ -z "$META" ] || echo "- \`meta-BOOT.csv\`: the guest suite benchmeta's measurements (--meta \"$META\"), \`meta.md\`: \`python3 scripts/bench-meta.py meta-series-*.csv\`"
 		echo
 		echo "The console logs and per-boot tables stay in \`$OUT\`."
 	} > "$KEEPDIR/README.md"

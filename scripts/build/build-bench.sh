@@ -9,6 +9,8 @@
 #   OUT_DIR/suites/bench      the guest suite hook (tests/guest/suites/
 #                             bench.sh), run by tests/guest/init for the
 #                             suite "bench"
+#   OUT_DIR/suites/benchmeta  the same for the suite "benchmeta"
+#                             (tests/guest/suites/benchmeta.sh, bench.sh --meta)
 # and, with BUILD_DIR (the O= build dir of the kernel that will boot),
 #   OUT_DIR/bench/hmm_upstream_bench.ko
 #                             the upstream competitor module
@@ -41,6 +43,7 @@ ${CC:-gcc} -Wall -Wextra -Wno-unused-parameter -O2 -static \
 	-I "$src" -isystem "$uapi" "$TOP/tests/programs/hmm-bench.c" -o "$out/bench/hmm-bench.tmp"
 mv "$out/bench/hmm-bench.tmp" "$out/bench/hmm-bench"
 install -m 0755 "$TOP/tests/guest/suites/bench.sh" "$out/suites/bench"
+install -m 0755 "$TOP/tests/guest/suites/benchmeta.sh" "$out/suites/benchmeta"
 install -m 0644 "$TOP/tests/guest/suite-lib.sh" "$out/suite-lib.sh"
 if [ -f "$src/drivers/char/hmm_dummy_uapi.h" ]; then
 	echo "build-bench: built $out/bench/hmm-bench (with the series' hmm_dummy rows)" >&2

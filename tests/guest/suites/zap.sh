@@ -63,7 +63,7 @@ for mode in evict exit tosys; do
 	r=$(cat /tmp/zap-$mode.rc 2>/dev/null || echo 1)
 	case $r in
 	0) emit "hmm-zap-$mode" PASS ;;
-	4) emit "hmm-zap-$mode" SKIP "no device-private PMD on this kernel" ;;
+	4) emit "hmm-zap-$mode" SKIP "test_hmm without device-private THPs" ;;
 	# 2: setup failed or the race window was not hit often enough; the
 	# test could not have failed, so it does not pass either.
 	*) emit "hmm-zap-$mode" FAIL "EXIT=$r"; rc=1 ;;
