@@ -250,24 +250,6 @@ static int kmsg_scan(void)
 	return bad;
 }
 
-/* Wait for pid with a deadline; returns status, or -1 on timeout. */
-static int wait_deadline(pid_t pid, double deadline)
-{
-	int st;
-
-	for (;;) {
-		pid_t r = waitpid(pid, &st, WNOHANG);
-
-		if (r == pid)
-			return st;
-		if (r < 0)
-			return -2;
-		if (now() > deadline)
-			return -1;
-		usleep(2000);
-	}
-}
-
 /*
  * HMM_DMIRROR_SNAPSHOT: is every 2 MiB of [buf, buf + size) mapped by a
  * device-private PMD of this device?  perm needs size / PAGE_SZ bytes.
@@ -507,23 +489,30 @@ static int run_evict(unsigned long it, unsigned long *hits)
 	close(go[0]);
 	close(go[1]);
 	deadline = now() + timeout_s;
-	if (mode == M_EXIT) {
-		/*
-		 * A hit: A's exit_mmap() zapped the migration entries before
-		 * the eviction ended, i.e. A is reaped before B's close()
-		 * returned.
-		 */
-		sta = wait_deadline(a, deadline);
-		if (sta >= 0 && WIFEXITED(sta) && !WEXITSTATUS(sta) && sh->zapped)
-			sh->hit = !sh->b_closed;
-		stb = wait_deadline(b, deadline);
-		sh->b_done = 1;
-	} else {
-		stb = wait_deadline(b, deadline);
-		sh->b_done = 1;
-		sta = wait_deadline(a, deadline);
-	}
+	/*
+	 * Reap both as they end: B first sets b_done for A, which waits for
+	 * it after a miss. In exit mode a hit is A's exit_mmap() zapping the
+	 * migration entries before the eviction ended, i.e. A reaped before
+	 * B's close() returned.
+	 */
+	sta = stb = -1;
+	while (sta == -1 || stb == -1) {
+		int st;
 
+		if (stb == -1 && waitpid(b, &st, WNOHANG) == b) {
+			stb = st;
+			sh->b_done = 1;
+		}
+		if (sta == -1 && waitpid(a, &st, WNOHANG) == a) {
+			sta = st;
+			if (mode == M_EXIT && WIFEXITED(st) && !WEXITSTATUS(st) &&
+			    sh->zapped)
+				sh->hit = !sh->b_closed;
+		}
+		if (now() > deadline)
+			break;
+		usleep(2000);
+	}
 	if (stb == -1 || sta == -1) {
 		out("# iter %lu: TIMEOUT (A stage %d, B %s) - kernel hung?\n", it,
 		    sh->a_stage, stb == -1 ? "still running" : "done");

@@ -13,7 +13,8 @@
 # is no such entry to zap. Each mode: hmm-zap's result, then klog-MODE (no
 # new line of /tests/kernel-log.pattern). Loads test_hmm if needed and
 # unloads it after (no device page may be left; not tried after an oops).
-# Output: one KTAP document (/tests/suite-lib.sh). Arguments for hmm-zap:
+# Output: one KTAP document (/tests/suite-lib.sh). The modes: /tests/zap/
+# modes if present (default "evict exit tosys"). Arguments for hmm-zap:
 # /tests/zap/args-MODE if present (default: none; tosys "-n 300", the
 # count that failed every unfixed boot).
 # shellcheck disable=SC2034 # read by /tests/suite-lib.sh (tests/guest/)
@@ -42,7 +43,9 @@ pattern=$(klog_pattern)
 # may be held forever (the unfixed kernel's tosys then soft-locks until the
 # guest times out), so the modes left are not run.
 died() { [ $(($(cat /proc/sys/kernel/tainted 2>/dev/null || echo 0) & 128)) -ne 0 ]; }
-for mode in evict exit tosys; do
+modes="evict exit tosys"
+[ -f $Z/modes ] && modes=$(cat $Z/modes)
+for mode in $modes; do
 	if died; then
 		emit "hmm-zap-$mode" FAIL "not run: a task died in the kernel before (taint D)"
 		rc=1
@@ -58,9 +61,9 @@ for mode in evict exit tosys; do
 	{
 		# shellcheck disable=SC2086 # args is a word list
 		$Z/hmm-zap -m $mode $args 2>&1
-		echo $? > /tmp/zap-$mode.rc
+		echo $? > "/tmp/zap-$mode.rc"
 	} | awk '{ print "# " $0; fflush() }'
-	r=$(cat /tmp/zap-$mode.rc 2>/dev/null || echo 1)
+	r=$(cat "/tmp/zap-$mode.rc" 2>/dev/null || echo 1)
 	case $r in
 	0) emit "hmm-zap-$mode" PASS ;;
 	4) emit "hmm-zap-$mode" SKIP "test_hmm without device-private THPs" ;;
