@@ -69,7 +69,11 @@ if [ ! -f $upb ]; then
 fi
 echo "# env: memtotal_kb=$(awk '/^MemTotal:/ { print $2 }' /proc/meminfo) memfree_kb=$(memfree)"
 # the memcg id array (2 B per device page) exists only with memcg enabled
-echo "# env: memcg_enabled=$(awk '$1 == "memory" { print $4 }' /proc/cgroups 2>/dev/null) meta_args=$sizes,$reps,$seed"
+# (newer /proc/cgroups lists v1 controllers only: memcg is on unless the
+# command line disables it)
+memcg=1
+grep -qw 'cgroup_disable=memory' /proc/cmdline && memcg=0
+echo "# env: memcg_enabled=$memcg meta_args=$sizes,$reps,$seed"
 echo "# env: cmdline=$(cat /proc/cmdline)"
 
 # one SIDE MB REP: load, measure, unload.
