@@ -27,6 +27,14 @@
  *                                touch of every migrated page, in order /
  *                                at random (equal 512-page windows for ours
  *                                and upstream; test_hmm: one page a fault)
+ *   sparse_touch    ours|upstream|test_hmm|ours_w1|upstream_w1
+ *                                (|upstream_b|upstream_b_w1) 4k, sizes of
+ *                                at least 2 MiB   CPU touch of one page per
+ *                                2 MiB block of the migrated range,
+ *                                touches per second, at each side's window
+ *                                (512 for ours and upstream, one page for
+ *                                test_hmm) and, IMPL_w1, at a window of one
+ *                                page
  *   dev_read_migrated ours|test_hmm 4k   device read of a range the device
  *                                had read, right after migrating it to its
  *                                memory (ours: the spared mirror, no fault)
@@ -1426,6 +1434,10 @@ static void run_evict(void)
  * migrate_to_dev, first pass only), then touch one byte of every page
  * (timed: migrate_back_seq in order, migrate_back_rand in a permutation
  * that is the same for every implementation and repetition of the size).
+ * Then, from 2 MiB up, the sparse touch on a fresh mapping (w_sparse():
+ * timed: sparse_touch), and for ours and upstream again at window 1 (the
+ * parent saves both windows and puts them back at the end, as it does
+ * hmm_dummy's oversubscribe and ping-pong threshold).
  * Then, for ours and test_hmm (hmm_upstream_bench has no device read yet):
  * device read, migrate, device read again (timed: dev_read_migrated).
  *
@@ -1436,7 +1448,8 @@ static void run_evict(void)
  * the worker); debugfs cpu_faults must have grown by K x ceil(pages /
  * window) in each touch (MiB / 2 at window 512) and in_use must be back to
  * 0 after each munmap (ours and upstream; a mismatch is noted "check:..."
- * and makes the run fail).
+ * and makes the run fail). In the sparse touch: one CPU fault per touch,
+ * and pages back = touches at window 1, every migrated page at 512.
  */
 static unsigned long mig_kib[16];	/* -m, KiB; none: the -s sizes <= -M */
 static int nmig;
@@ -1491,6 +1504,7 @@ struct wmsg {
 	int err;		/* end: the errno that stopped the command */
 	char row[24];
 	char unit[12];
+	char isuffix[8];	/* appended to the worker's label ("_w1") */
 	char note[120];		/* raw CSV: "partial", "check:..."; empty if fine */
 	char info[120];		/* the table's note (first sample of a row) */
 	int partial, bad;	/* bad: a check failed */
@@ -1606,6 +1620,132 @@ static void check_in_use(const struct wctx *c, struct wmsg *m)
 		m->bad = 1;
 		addf(m->note, sizeof(m->note), "check:in_use=%ld after munmap", n);
 	}
+}
+
+/*
+ * Sparse touch, for sizes of at least 2 MiB: migrate K sub-ranges of the
+ * size (2 MiB aligned, K such that there are at least SPARSE_MIN_TOUCHES
+ * touches, within SPARSE_CAP of memory unless one sub-range is larger),
+ * then touch one page per 2 MiB block of them, at an offset in the block
+ * drawn by the seeded RNG, the same for every implementation and
+ * repetition of the size. Below 2 MiB a sub-range is less than a block,
+ * so a 512-page window moves only the sub-range, and the row would not be
+ * the one-page-per-2-MiB case it stands for. Row sparse_touch at the
+ * implementation's own window; with @w1 (ours and upstream), the window
+ * parameter is 1 for the timed touches and put back after them, and the
+ * samples are labelled IMPL_w1. Value: touches per second; npages: pages
+ * the touches brought back (debugfs from_device), nfaults: CPU faults.
+ * Checks: one CPU fault per touch; pages back = touches at window 1, every
+ * migrated page at a window of 512 (each touch takes its block's run of
+ * device pages back, on both sides); with check, every byte afterwards.
+ */
+#define SPARSE_MIN_KIB		2048UL	/* smaller sizes: no sparse row */
+#define SPARSE_MIN_TOUCHES	32UL	/* touches per sample, at least... */
+#define SPARSE_CAP		(64UL << 20)	/* ...within this much memory */
+
+static void w_sparse(struct wctx *c, const struct wcmd *cmd, int check, int w1)
+{
+	unsigned long kib = cmd->kib, size = kib * 1024, np = size / PG;
+	unsigned long stride = mig_stride(kib);
+	unsigned long bpp = PMD_SZ / PG, nb = (np + bpp - 1) / bpp;
+	unsigned long k = (SPARSE_MIN_TOUCHES + nb - 1) / nb;
+	unsigned long nt, total = 0, want_pages = 0;
+	uint64_t rs = seed ^ (kib * 0xd1b54a32d192ed03ULL);
+	const char *param = c->impl == OURS ? OURS_WINDOW : UPB_PARAM("window");
+	unsigned long long t6[6] = { 0 };
+	long got = 0, old = -1, cf0, cf1, b0, b1, ev0, ev1, win = c->window;
+	volatile char sink = 0;
+	unsigned long *off;
+	char *p, what[64];
+	struct wmsg m;
+	double t;
+
+	if (k > SPARSE_CAP / stride)
+		k = SPARSE_CAP / stride;
+	if (!k)
+		k = 1;
+	nt = k * nb;
+	off = malloc(nt * sizeof(*off));
+	if (!off)
+		die("malloc");
+	for (unsigned long j = 0; j < k; j++)
+		for (unsigned long b = 0; b < nb; b++) {
+			unsigned long first = b * bpp;
+			unsigned long n = np - first < bpp ? np - first : bpp;
+
+			off[j * nb + b] = j * stride + (first + sm64(&rs) % n) * PG;
+		}
+	p = map_anon(k * stride, 0);
+	for (unsigned long j = 0; j < k; j++)
+		fill(p + j * stride, size, (unsigned char)(11 + j));
+	ev0 = c->impl == OURS ? wstat(c, "evictions") : -1;
+	for (unsigned long j = 0; j < k && got >= 0; j++) {
+		got = mig_one(c, p + j * stride, size, t6);
+		if (got > 0)
+			total += got;
+	}
+	if (got < 0) {
+		errno = -got;
+		die("%s: sparse_touch: migration of %lu KiB", impl_name[c->impl], kib);
+	}
+	ev1 = ev0 >= 0 ? wstat(c, "evictions") : -1;
+	if (w1) {
+		old = read_long(param);
+		if (old < 1 || !write_long(param, 1))
+			die("%s: cannot set %s to 1", impl_name[c->impl], param);
+		win = 1;
+	}
+	cf0 = wstat(c, "cpu_faults");
+	b0 = wstat(c, "from_device");
+	t = now();
+	for (unsigned long i = 0; i < nt; i++)
+		sink += p[off[i]];
+	t = now() - t;
+	(void)sink;
+	cf1 = cf0 >= 0 ? wstat(c, "cpu_faults") : -1;
+	b1 = b0 >= 0 ? wstat(c, "from_device") : -1;
+	if (w1 && !write_long(param, old))
+		die("%s: cannot put %s back to %ld", impl_name[c->impl], param, old);
+
+	wmsg_init(&m, "sparse_touch", "touch/s");
+	if (w1)
+		snprintf(m.isuffix, sizeof(m.isuffix), "_w1");
+	m.value = nt / t;
+	m.nops = nt;
+	m.partial = total != k * np || ev1 > ev0;
+	if (b0 >= 0 && b1 >= 0)
+		m.npages = b1 - b0;
+	if (cf0 >= 0 && cf1 >= 0)
+		m.nfaults = cf1 - cf0;
+	if (win == 1)
+		want_pages = nt;
+	else if (win >= 512)
+		want_pages = k * np;
+	if (m.partial)
+		addf(m.note, sizeof(m.note), "partial: %lu of %lu pages%s", total, k * np,
+		     ev1 > ev0 ? ", evictions" : "");
+	else if (m.nfaults >= 0 && (unsigned long)m.nfaults != nt) {
+		m.bad = 1;
+		addf(m.note, sizeof(m.note), "check:cpu_faults=%ld want %lu", m.nfaults, nt);
+	} else if (want_pages && m.npages >= 0 && (unsigned long)m.npages != want_pages) {
+		m.bad = 1;
+		addf(m.note, sizeof(m.note), "check:pages_back=%ld want %lu", m.npages,
+		     want_pages);
+	}
+	if (c->impl == TEST_HMM)
+		snprintf(m.info, sizeof(m.info), "%lu touches; one page per CPU fault (test_hmm)", nt);
+	else
+		snprintf(m.info, sizeof(m.info), "%lu x %lu KiB, %lu touches; window=%ld pages_back=%ld",
+			 k, kib, nt, win, m.npages);
+	snprintf(what, sizeof(what), "%s%s sparse_touch %lu KiB", impl_name[c->impl],
+		 m.isuffix, kib);
+	if (check)	/* the touched pages and the rest, with their data */
+		for (unsigned long j = 0; j < k; j++)
+			check_fill(p + j * stride, size, (unsigned char)(11 + j), what);
+	munmap(p, k * stride);
+	check_in_use(c, &m);
+	free(off);
+	wsend(c, &m);
 }
 
 /* One measurement (see above); 0, or the errno of ours' first migration. */
@@ -1737,6 +1877,12 @@ static int w_measure(struct wctx *c, const struct wcmd *cmd)
 		munmap(p, k * stride);
 		check_in_use(c, &m);
 		wsend(c, &m);
+	}
+
+	if (kib >= SPARSE_MIN_KIB) {
+		w_sparse(c, cmd, check, 0);
+		if (c->impl != TEST_HMM)
+			w_sparse(c, cmd, check, 1);
 	}
 
 	/* A range the device had read, read again right after migrating it. */
@@ -1911,8 +2057,11 @@ static void worker_stop(struct worker *w, int died)
 static void record(FILE *raw, const struct worker *w, const struct wcmd *cmd,
 		   int pos, const struct wmsg *m)
 {
-	const char *impl = cmd->op == W_CEILING ? "kernel" : w->label;
+	char impl[40];
 	struct row *r;
+
+	snprintf(impl, sizeof(impl), "%s%s", cmd->op == W_CEILING ? "kernel" : w->label,
+		 m->isuffix);
 
 	fprintf(raw, "%s,%llu,%d,%d,%d,migrate,%s,%s,4k,%lu,%ld,%s,%.6g,", boot_label,
 		seed, cmd->rep, pos, cmd->warm, m->row, impl, cmd->kib, m->nops,
@@ -1992,7 +2141,7 @@ static void run_migrate(void)
 		{ "test_hmm", TEST_HMM },
 	};
 	char over[16] = "", names[64] = "";
-	long pp = -1;
+	long pp = -1, ow, uw;
 	int cw = -1;
 	uint64_t rng = seed;
 	double t0 = now();
@@ -2036,6 +2185,15 @@ static void run_migrate(void)
 			for (int r = 0; r < 4; r++)
 				if (r < 3 || workers[i].impl != UPB)
 					row_get(rn[r], workers[i].label, "4k", mig_kib[s], "MiB/s", 1);
+		for (int i = 0; i < nworkers && mig_kib[s] >= SPARSE_MIN_KIB; i++) {
+			char w1[40];
+
+			row_get("sparse_touch", workers[i].label, "4k", mig_kib[s], "touch/s", 1);
+			if (workers[i].impl == TEST_HMM)
+				continue;
+			snprintf(w1, sizeof(w1), "%s_w1", workers[i].label);
+			row_get("sparse_touch", w1, "4k", mig_kib[s], "touch/s", 1);
+		}
 		if (cw >= 0)
 			row_get("ceiling_copy_page", "kernel", "4k", mig_kib[s], "MiB/s", 1);
 	}
@@ -2052,10 +2210,13 @@ static void run_migrate(void)
 		if (pp > 0)
 			write_long(OURS_PP("threshold"), 0);
 	}
+	/* the sparse touch sets them to 1 for a pass: put back below */
+	ow = read_long(OURS_WINDOW);
+	uw = read_long(UPB_PARAM("window"));
 	snprintf(mig_info, sizeof(mig_info),
 		 "migrate group: workers %s pinned to CPU 0; seed %llu; %d reps + 1 warm-up, "
 		 "order shuffled per rep and size; windows ours %ld upstream %ld",
-		 names, seed, mig_reps, read_long(OURS_WINDOW), read_long(UPB_PARAM("window")));
+		 names, seed, mig_reps, ow, uw);
 	fprintf(stderr, "hmm-bench: %s\n", mig_info);
 	for (int i = 0; i < nworkers; i++)
 		worker_start(&workers[i]);
@@ -2105,6 +2266,11 @@ static void run_migrate(void)
 		worker_stop(&workers[i], 0);
 	if (fclose(raw))
 		die("write %s", rawpath);
+	if (ow > 0 && read_long(OURS_WINDOW) != ow && !write_long(OURS_WINDOW, ow))
+		die("cannot put %s back to %ld", OURS_WINDOW, ow);
+	if (uw > 0 && read_long(UPB_PARAM("window")) != uw &&
+	    !write_long(UPB_PARAM("window"), uw))
+		die("cannot put %s back to %ld", UPB_PARAM("window"), uw);
 	if (pp > 0)
 		write_long(OURS_PP("threshold"), pp);
 	if (over[0] == 'Y')
