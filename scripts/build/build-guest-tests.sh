@@ -25,6 +25,10 @@
 # reason).  They are applied to a private copy of tools/testing/selftests/mm
 # in OUT_DIR/fixsrc, and the mm selftests are built from that copy.
 #
+# KSFT_TIMEOUT_SCALE=N (N > 1; default 1) makes the kselftest harness's
+# per-test timeouts N times longer in that copy (scale_harness below):
+# for the debug kernel's boot only (scripts/test.sh --debug).
+#
 # Adding an upstream selftest: its run_vmtests.sh category in
 # tests/plans/upstream (kselftest:CATEGORY); nothing to add here.
 
@@ -63,6 +67,10 @@ Environment:
   UAPI_INCLUDE  use this already-installed uapi include dir instead of
                 generating one with "make O=OUT_DIR/hdr headers"
   NO_APT=1      never call apt-get (just report missing packages)
+  KSFT_TIMEOUT_SCALE=N
+                the kselftest harness's per-test timeouts N times longer
+                (a copy of kselftest_harness.h in OUT_DIR/fixsrc); for the
+                debug kernel's boot only
 
 Exit status: 0 if the kselftest install was built (with hmm-tests in it),
 1 otherwise. The series' programs that fail to build are reported and
@@ -100,6 +108,31 @@ MM=tools/testing/selftests/mm
 
 log() { echo "build-guest-tests: $*" >&2; }
 
+# scale_harness SRC ROOT: with KSFT_TIMEOUT_SCALE=N (N > 1), ROOT's
+# kselftest_harness.h becomes a copy of SRC's in which every test's timeout
+# (30 s, or its TEST_F_TIMEOUT) is N times longer. Only for the debug
+# kernel's boot (scripts/test.sh --debug): KASAN, lockdep and
+# DEBUG_PAGEALLOC under TCG run the tests several times slower, and a
+# harness timeout then says nothing about the kernel. The normal boots keep
+# upstream's timeouts. Both substitutions must take, or it fails.
+scale_harness() {
+	local src=$1 root=$2 n=${KSFT_TIMEOUT_SCALE:-1} h=tools/testing/selftests/kselftest_harness.h
+	case "$n" in
+	''|*[!0-9]*) log "ERROR: KSFT_TIMEOUT_SCALE='$n' is not a number"; return 1 ;;
+	esac
+	[ "$n" -gt 1 ] || return 0
+	rm -f "$root/$h"
+	sed -e 's/object->timeout = tmout; \\$/object->timeout = (tmout) * @N@; \\/' \
+	    -e 's/\.timeout = TEST_TIMEOUT_DEFAULT, }; \\$/.timeout = TEST_TIMEOUT_DEFAULT * @N@, }; \\/' \
+	    -e "s/@N@/$n/g" "$src/$h" > "$root/$h"
+	if [ "$(grep -c "object->timeout = (tmout) \* $n;" "$root/$h")" != 1 ] ||
+	   [ "$(grep -c "\.timeout = TEST_TIMEOUT_DEFAULT \* $n," "$root/$h")" != 1 ]; then
+		log "ERROR: KSFT_TIMEOUT_SCALE: $h of $src has not the expected timeout lines"
+		return 1
+	fi
+	log "kselftest harness timeouts x $n (KSFT_TIMEOUT_SCALE)"
+}
+
 # fix_tree SRC OUT FIXES_DIR...: print the root to build the mm selftests
 # from: OUT/fixsrc, a copy of SRC/$MM with every fix applied (the
 # directories in order, each in file name order), and symlinks
@@ -127,6 +160,7 @@ fix_tree() {
 		done
 		d=$(dirname "$d")
 	done
+	scale_harness "$src" "$root" || return 1
 	for p in "${patches[@]}"; do
 		if patch -p1 -s -N -f --dry-run -d "$root" <"$p" >/dev/null 2>&1; then
 			if ! patch -p1 -s -N -f --no-backup-if-mismatch -d "$root" <"$p" >&2; then
