@@ -535,10 +535,17 @@ stage series-ran series_ran || true
 # timeouts 5 times longer (KSFT_TIMEOUT_SCALE, build-guest-tests.sh): the
 # 30 s default and hmm-tests' TEST_F_TIMEOUT(..., 120) ran out under the
 # debug kernel on the base too, which says nothing about the kernel.
+# The suite zap runs its modes evict and tosys there, not exit: under the
+# debug kernel the exiting process was never reaped before the eviction
+# ended (0 hits in 20 iterations, with 32 and with 96 THPs), so exit mode
+# can only end inconclusive (exit 2); the normal boots run it.
+debug_tests() {
+	KSFT_TIMEOUT_SCALE=5 "$TOP/scripts/build/build-guest-tests.sh" "$WT" "$R/tests-debug" &&
+	mkdir -p "$R/tests-debug/zap" && echo "evict tosys" > "$R/tests-debug/zap/modes"
+}
 if [ $DEBUG = 1 ] &&
    stage build-debug "$TOP/scripts/build/build.sh" "$WT" "$BUILD_ROOT/debug" "${CFG_DEBUG[@]}" &&
-   stage guest-tests-debug env KSFT_TIMEOUT_SCALE=5 \
-	"$TOP/scripts/build/build-guest-tests.sh" "$WT" "$R/tests-debug"; then
+   stage guest-tests-debug debug_tests; then
 	BOOT_TIMEOUT=$(( ${BOOT_TIMEOUT:-2400} * 3 )) BOOT_TESTS=$R/tests-debug \
 	QEMU_APPEND="${QEMU_APPEND:-} hmmtimeoutscale=15 kasan_multi_shot no5lvl" boot debug "$BUILD_ROOT/debug" upstream series || true
 fi
