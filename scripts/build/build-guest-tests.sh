@@ -118,8 +118,10 @@ log() { echo "build-guest-tests: $*" >&2; }
 scale_harness() {
 	local src=$1 root=$2 n=${KSFT_TIMEOUT_SCALE:-1} h=tools/testing/selftests/kselftest_harness.h
 	case "$n" in
-	''|*[!0-9]*) log "ERROR: KSFT_TIMEOUT_SCALE='$n' is not a number"; return 1 ;;
+	[1-9]|[1-9]*[0-9]) case "$n" in *[!0-9]*) n=bad ;; esac ;;
+	*) n=bad ;;
 	esac
+	[ "$n" != bad ] || { log "ERROR: KSFT_TIMEOUT_SCALE='${KSFT_TIMEOUT_SCALE:-}' is not a number from 1"; return 1; }
 	[ "$n" -gt 1 ] || return 0
 	rm -f "$root/$h"
 	sed -e 's/object->timeout = tmout; \\$/object->timeout = (tmout) * @N@; \\/' \
@@ -194,6 +196,12 @@ build_kselftest() {
 		[ -f "$cfg/$f" ] && cp -p "$cfg/$f" "$root/$MM/$f"
 	done
 	rm -rf "$out/kselftest"
+	# Objects built with other harness timeouts (KSFT_TIMEOUT_SCALE) would
+	# look up to date: the header is a symlink with the tree's mtime again.
+	if [ "$(cat "$out/gen/ksft-timeout-scale" 2>/dev/null)" != "${KSFT_TIMEOUT_SCALE:-1}" ]; then
+		rm -rf "$out/ksft-obj"
+		echo "${KSFT_TIMEOUT_SCALE:-1}" > "$out/gen/ksft-timeout-scale"
+	fi
 	if ! make -C "$root/tools/testing/selftests" -j"$(nproc)" O="$out/ksft-obj" \
 		KHDR_INCLUDES="-isystem $uapi" TARGETS=mm \
 		KSFT_INSTALL_PATH="$out/kselftest" install >"$out/logs/kselftest.log" 2>&1; then

@@ -16,7 +16,8 @@
 # Output: one KTAP document (/tests/suite-lib.sh). The modes: /tests/zap/
 # modes if present (default "evict exit tosys"). Arguments for hmm-zap:
 # /tests/zap/args-MODE if present (default: none; tosys "-n 300", the
-# count that failed every unfixed boot).
+# count that failed every unfixed boot). /tests/zap/skip-MODE: the mode is
+# a SKIP with the file's text as its reason (scripts/test.sh --debug: exit).
 # shellcheck disable=SC2034 # read by /tests/suite-lib.sh (tests/guest/)
 SUITE=zap
 # shellcheck disable=SC1091
@@ -49,6 +50,10 @@ for mode in $modes; do
 	if died; then
 		emit "hmm-zap-$mode" FAIL "not run: a task died in the kernel before (taint D)"
 		rc=1
+		continue
+	fi
+	if [ -f "$Z/skip-$mode" ]; then
+		emit "hmm-zap-$mode" SKIP "$(head -n 1 "$Z/skip-$mode")"
 		continue
 	fi
 	args=
