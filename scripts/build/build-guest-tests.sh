@@ -188,13 +188,21 @@ fix_tree() {
 # libraries they use go to OUT/rootfs, which mkinitramfs.sh lays over the
 # root of the initramfs.
 build_kselftest() {
-	local root=$1 uapi=$2 out=$3 cfg=$out/gen/ksft f lib
+	local root=$1 uapi=$2 out=$3 cfg=$out/gen/ksft f lib hdr
 	mkdir -p "$cfg"
 	# check_config.sh's output, kept across runs (fix_tree recreates ROOT),
-	# so that an unchanged tree rebuilds nothing.
-	for f in local_config.mk local_config.h; do
-		[ -f "$cfg/$f" ] && cp -p "$cfg/$f" "$root/$MM/$f"
-	done
+	# so that an unchanged tree rebuilds nothing. Only as a whole: 7.3
+	# names the header local_config.h_gen (6.12 local_config.h), and a
+	# local_config.mk without its header stops make from building any
+	# program that lists the header among its LOCAL_HDRS, so a changed
+	# test stayed stale. A cache without the header is dropped, and
+	# check_config.sh runs again.
+	hdr=$(sed -n 's/^OUTPUT_H_FILE=//p' "$root/$MM/check_config.sh")
+	if [ -n "$hdr" ] && [ -f "$cfg/local_config.mk" ] && [ -f "$cfg/$hdr" ]; then
+		cp -p "$cfg/local_config.mk" "$cfg/$hdr" "$root/$MM/"
+	else
+		rm -f "$cfg"/local_config.*
+	fi
 	rm -rf "$out/kselftest"
 	# Objects built with other harness timeouts (KSFT_TIMEOUT_SCALE) would
 	# look up to date: the header is a symlink with the tree's mtime again.
@@ -209,8 +217,8 @@ build_kselftest() {
 		log "ERROR: the kselftest build of $MM failed (see $out/logs/kselftest.log)"
 		return 1
 	fi
-	for f in local_config.mk local_config.h; do
-		cp -p "$root/$MM/$f" "$cfg/$f"
+	for f in local_config.mk "$hdr"; do
+		[ -n "$f" ] && [ -f "$root/$MM/$f" ] && cp -p "$root/$MM/$f" "$cfg/$f"
 	done
 	rm -rf "$out/rootfs"
 	mkdir -p "$out/rootfs/bin"
