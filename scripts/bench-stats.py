@@ -39,15 +39,17 @@ Options:
   --seed S             seed of the bootstrap (default 1: the same output
                        for the same input)
   --pair A:B           the pairs to compare (repeatable; default
-                       ours:upstream, ours:test_hmm, ours:upstream_w1 and
-                       ours_w1:upstream_w1; IMPL_w1 is IMPL at a CPU-fault
-                       window of one page, sparse_touch only)
+                       ours:upstream, ours:test_hmm, ours:upstream_w1,
+                       ours_w1:upstream_w1 and ours_ad:upstream_w1; IMPL_w1
+                       is IMPL at a CPU-fault window of one page, ours_ad
+                       ours with the adaptive window, sparse_touch only)
   --aa A:B             the A/A pair (default upstream_b:upstream; "none")
   --target ROW[@MINKIB][:A:B]=X   a target ratio for ROW (at sizes of at
                        least MINKIB KiB), for the pair A:B (default
                        ours:upstream); repeatable; replaces the defaults
-                       migrate_to_dev@64=1.2, migrate_back_seq=1.0 and
-                       sparse_touch@2048:ours:upstream_w1=1.0 (the
+                       migrate_to_dev@64=1.2, migrate_back_seq=1.0,
+                       sparse_touch@2048:ours:upstream_w1=1.0 and
+                       sparse_touch@2048:ours_ad:upstream_w1=1.0 (the
                        verdicts ask the lower bound to reach the target:
                        "met" shows A at least as good, not merely "not
                        shown worse")
@@ -65,11 +67,12 @@ RAW_COLUMNS = ("boot,seed,rep,pos,warm,group,row,impl,backing,size_kib,nops,unit
                "value,npages,nfaults,core_ns,copy_ns,devmem_ns,table_ns,cb_ns,"
                "total_ns,note").split(",")
 DEFAULT_PAIRS = [("ours", "upstream"), ("ours", "test_hmm"), ("ours", "upstream_w1"),
-                 ("ours_w1", "upstream_w1")]
+                 ("ours_w1", "upstream_w1"), ("ours_ad", "upstream_w1")]
 DEFAULT_AA = ("upstream_b", "upstream")
 DEFAULT_TARGETS = [("migrate_to_dev", 64, ("ours", "upstream"), 1.2),
                    ("migrate_back_seq", 0, ("ours", "upstream"), 1.0),
-                   ("sparse_touch", 2048, ("ours", "upstream_w1"), 1.0)]
+                   ("sparse_touch", 2048, ("ours", "upstream_w1"), 1.0),
+                   ("sparse_touch", 2048, ("ours_ad", "upstream_w1"), 1.0)]
 CEILINGS = {"migrate_to_dev": "ceiling_copy_page",
             "dev_read_first": "ceiling_read", "dev_read_second": "ceiling_read"}
 CEILING_IMPL = "kernel"

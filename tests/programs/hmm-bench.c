@@ -27,14 +27,16 @@
  *                                touch of every migrated page, in order /
  *                                at random (equal 512-page windows for ours
  *                                and upstream; test_hmm: one page a fault)
- *   sparse_touch    ours|upstream|test_hmm|ours_w1|upstream_w1
+ *   sparse_touch    ours|upstream|test_hmm|ours_w1|upstream_w1|ours_ad
  *                                (|upstream_b|upstream_b_w1) 4k, sizes of
  *                                at least 2 MiB   CPU touch of one page per
  *                                2 MiB block of the migrated range,
  *                                touches per second, at each side's window
  *                                (512 for ours and upstream, one page for
  *                                test_hmm) and, IMPL_w1, at a window of one
- *                                page
+ *                                page; ours_ad: ours with device 0's window
+ *                                "adaptive" (debugfs device0_window), if
+ *                                the driver has one
  *   dev_read_migrated ours|test_hmm 4k   device read of a range the device
  *                                had read, right after migrating it to its
  *                                memory (ours: the spared mirror, no fault)
@@ -1504,7 +1506,7 @@ struct wmsg {
 	int err;		/* end: the errno that stopped the command */
 	char row[24];
 	char unit[12];
-	char isuffix[8];	/* appended to the worker's label ("_w1") */
+	char isuffix[8];	/* appended to the worker's label ("_w1", "_ad") */
 	char note[120];		/* raw CSV: "partial", "check:..."; empty if fine */
 	char info[120];		/* the table's note (first sample of a row) */
 	int partial, bad;	/* bad: a check failed */
@@ -1631,20 +1633,29 @@ static void check_in_use(const struct wctx *c, struct wmsg *m)
  * repetition of the size. Below 2 MiB a sub-range is less than a block,
  * so a 512-page window moves only the sub-range, and the row would not be
  * the one-page-per-2-MiB case it stands for. Row sparse_touch at the
- * implementation's own window; with @w1 (ours and upstream), the window
- * parameter is 1 for the timed touches and put back after them, and the
- * samples are labelled IMPL_w1. Value: touches per second; npages: pages
- * the touches brought back (debugfs from_device), nfaults: CPU faults.
- * Checks: one CPU fault per touch; pages back = touches at window 1, every
- * migrated page at a window of 512 (each touch takes its block's run of
- * device pages back, on both sides); with check, every byte afterwards.
+ * implementation's own window; with @mode SPARSE_W1 (ours and upstream),
+ * the window parameter is 1 for the timed touches and put back after them,
+ * and the samples are labelled IMPL_w1; with SPARSE_AD (ours), device 0's
+ * own window (debugfs device0_window) is "adaptive" for the timed touches,
+ * "default" again after them, and the samples are labelled ours_ad. Value:
+ * touches per second; npages: pages the touches brought back (debugfs
+ * from_device), nfaults: CPU faults. Checks: one CPU fault per touch;
+ * pages back = touches at window 1 and adaptive (a lone touch in a block
+ * that is all on the device takes one page), every migrated page at a
+ * window of 512 (each touch takes its block's run of device pages back, on
+ * both sides); with check, every byte afterwards.
  */
+enum { SPARSE_OWN, SPARSE_W1, SPARSE_AD };
+#define OURS_DEV_WINDOW	"/sys/kernel/debug/hmm_dummy/device0_window"
+static int ours_adaptive;	/* hmm_dummy has device0_window */
+
 #define SPARSE_MIN_KIB		2048UL	/* smaller sizes: no sparse row */
 #define SPARSE_MIN_TOUCHES	32UL	/* touches per sample, at least... */
 #define SPARSE_CAP		(64UL << 20)	/* ...within this much memory */
 
-static void w_sparse(struct wctx *c, const struct wcmd *cmd, int check, int w1)
+static void w_sparse(struct wctx *c, const struct wcmd *cmd, int check, int mode)
 {
+	int w1 = mode == SPARSE_W1;
 	unsigned long kib = cmd->kib, size = kib * 1024, np = size / PG;
 	unsigned long stride = mig_stride(kib);
 	unsigned long bpp = PMD_SZ / PG, nb = (np + bpp - 1) / bpp;
@@ -1695,6 +1706,12 @@ static void w_sparse(struct wctx *c, const struct wcmd *cmd, int check, int w1)
 			die("%s: cannot set %s to 1", impl_name[c->impl], param);
 		win = 1;
 	}
+	if (mode == SPARSE_AD) {
+		if (write_str(OURS_DEV_WINDOW, "adaptive"))
+			die("%s: cannot set %s to adaptive", impl_name[c->impl],
+			    OURS_DEV_WINDOW);
+		win = 0;	/* below: "adaptive" */
+	}
 	cf0 = wstat(c, "cpu_faults");
 	b0 = wstat(c, "from_device");
 	t = now();
@@ -1706,10 +1723,15 @@ static void w_sparse(struct wctx *c, const struct wcmd *cmd, int check, int w1)
 	b1 = b0 >= 0 ? wstat(c, "from_device") : -1;
 	if (w1 && !write_long(param, old))
 		die("%s: cannot put %s back to %ld", impl_name[c->impl], param, old);
+	if (mode == SPARSE_AD && write_str(OURS_DEV_WINDOW, "default"))
+		die("%s: cannot put %s back to default", impl_name[c->impl],
+		    OURS_DEV_WINDOW);
 
 	wmsg_init(&m, "sparse_touch", "touch/s");
 	if (w1)
 		snprintf(m.isuffix, sizeof(m.isuffix), "_w1");
+	else if (mode == SPARSE_AD)
+		snprintf(m.isuffix, sizeof(m.isuffix), "_ad");
 	m.value = nt / t;
 	m.nops = nt;
 	m.partial = total != k * np || ev1 > ev0;
@@ -1717,7 +1739,7 @@ static void w_sparse(struct wctx *c, const struct wcmd *cmd, int check, int w1)
 		m.npages = b1 - b0;
 	if (cf0 >= 0 && cf1 >= 0)
 		m.nfaults = cf1 - cf0;
-	if (win == 1)
+	if (win == 1 || mode == SPARSE_AD)
 		want_pages = nt;
 	else if (win >= 512)
 		want_pages = k * np;
@@ -1734,6 +1756,9 @@ static void w_sparse(struct wctx *c, const struct wcmd *cmd, int check, int w1)
 	}
 	if (c->impl == TEST_HMM)
 		snprintf(m.info, sizeof(m.info), "%lu touches; one page per CPU fault (test_hmm)", nt);
+	else if (mode == SPARSE_AD)
+		snprintf(m.info, sizeof(m.info), "%lu x %lu KiB, %lu touches; window=adaptive pages_back=%ld",
+			 k, kib, nt, m.npages);
 	else
 		snprintf(m.info, sizeof(m.info), "%lu x %lu KiB, %lu touches; window=%ld pages_back=%ld",
 			 k, kib, nt, win, m.npages);
@@ -1880,9 +1905,11 @@ static int w_measure(struct wctx *c, const struct wcmd *cmd)
 	}
 
 	if (kib >= SPARSE_MIN_KIB) {
-		w_sparse(c, cmd, check, 0);
+		w_sparse(c, cmd, check, SPARSE_OWN);
 		if (c->impl != TEST_HMM)
-			w_sparse(c, cmd, check, 1);
+			w_sparse(c, cmd, check, SPARSE_W1);
+		if (c->impl == OURS && ours_adaptive)
+			w_sparse(c, cmd, check, SPARSE_AD);
 	}
 
 	/* A range the device had read, read again right after migrating it. */
@@ -2140,13 +2167,19 @@ static void run_migrate(void)
 		{ "ours", OURS }, { "upstream", UPB }, { "upstream_b", UPB },
 		{ "test_hmm", TEST_HMM },
 	};
-	char over[16] = "", names[64] = "";
+	char over[16] = "", names[64] = "", dwin[16] = "";
 	long pp = -1, ow, uw;
 	int cw = -1;
 	uint64_t rng = seed;
 	double t0 = now();
 	FILE *raw;
 
+	/* ours' own window of device 0: "default" but in the ours_ad pass */
+	if (save_attr(OURS_DEV_WINDOW, dwin, sizeof(dwin)) &&
+	    !access(OURS_DEV_WINDOW, W_OK)) {
+		dwin[strcspn(dwin, "\n")] = 0;
+		ours_adaptive = 1;
+	}
 	if (!nmig)
 		for (int s = 0; s < nsizes && nmig < 16; s++)
 			if (sizes[s] <= cap_mib)
@@ -2193,6 +2226,10 @@ static void run_migrate(void)
 				continue;
 			snprintf(w1, sizeof(w1), "%s_w1", workers[i].label);
 			row_get("sparse_touch", w1, "4k", mig_kib[s], "touch/s", 1);
+			if (workers[i].impl != OURS || !ours_adaptive)
+				continue;
+			snprintf(w1, sizeof(w1), "%s_ad", workers[i].label);
+			row_get("sparse_touch", w1, "4k", mig_kib[s], "touch/s", 1);
 		}
 		if (cw >= 0)
 			row_get("ceiling_copy_page", "kernel", "4k", mig_kib[s], "MiB/s", 1);
@@ -2209,6 +2246,8 @@ static void run_migrate(void)
 		pp = read_long(OURS_PP("threshold"));
 		if (pp > 0)
 			write_long(OURS_PP("threshold"), 0);
+		if (ours_adaptive && write_str(OURS_DEV_WINDOW, "default"))
+			die("cannot set %s to default", OURS_DEV_WINDOW);
 	}
 	/* the sparse touch sets them to 1 for a pass: put back below */
 	ow = read_long(OURS_WINDOW);
@@ -2275,6 +2314,9 @@ static void run_migrate(void)
 		write_long(OURS_PP("threshold"), pp);
 	if (over[0] == 'Y')
 		write_str(OURS_PARAM("oversubscribe"), "1");
+	/* Also after a worker died between its two writes. */
+	if (ours_adaptive && write_str(OURS_DEV_WINDOW, dwin))
+		die("cannot put %s back to %s", OURS_DEV_WINDOW, dwin);
 }
 
 /*
