@@ -30,6 +30,8 @@ Python 3 standard library only.
     "inconclusive".
 - A/A line (--aa, default upstream_b:upstream): the same ratio between two
   workers of one implementation; its interval should contain 1.
+- Core-time split check (hmm-bench -T, row split_check): listed apart,
+  not compared.
 - Fraction of the in-kernel ceiling: migrate_to_dev / ceiling_copy_page
   (and dev_read_* / ceiling_read), paired by (boot, rep), with the same
   interval; flagged if the interval lies above 1.
@@ -40,16 +42,24 @@ Options:
                        for the same input)
   --pair A:B           the pairs to compare (repeatable; default
                        ours:upstream, ours:test_hmm, ours:upstream_w1,
-                       ours_w1:upstream_w1 and ours_ad:upstream_w1; IMPL_w1
-                       is IMPL at a CPU-fault window of one page, ours_ad
-                       ours with the adaptive window, sparse_touch only)
+                       ours_w1:upstream_w1, ours_ad:upstream_w1, and for
+                       hmm-bench -T's timed workers ours_t:upstream_t,
+                       ours_t_w1:upstream_t_w1, ours_t_ad:upstream_t_w1
+                       and the overheads of the clocks ours_t:ours and
+                       upstream_t:upstream; IMPL_w1 is IMPL at a CPU-fault
+                       window of one page, IMPL_ad ours with the adaptive
+                       window, sparse_touch only; ROW_core rows are the
+                       same work per second of core time)
   --aa A:B             the A/A pair (default upstream_b:upstream; "none")
   --target ROW[@MINKIB][:A:B]=X   a target ratio for ROW (at sizes of at
                        least MINKIB KiB), for the pair A:B (default
                        ours:upstream); repeatable; replaces the defaults
                        migrate_to_dev@64=1.2, migrate_back_seq=1.0,
                        sparse_touch@2048:ours:upstream_w1=1.0 and
-                       sparse_touch@2048:ours_ad:upstream_w1=1.0 (the
+                       sparse_touch@2048:ours_ad:upstream_w1=1.0,
+                       migrate_to_dev_core@64:ours_t:upstream_t=1.2,
+                       migrate_back_seq_core:ours_t:upstream_t=1.0 and
+                       sparse_touch_core@2048:ours_t_ad:upstream_t_w1=1.0 (the
                        verdicts ask the lower bound to reach the target:
                        "met" shows A at least as good, not merely "not
                        shown worse")
@@ -67,12 +77,18 @@ RAW_COLUMNS = ("boot,seed,rep,pos,warm,group,row,impl,backing,size_kib,nops,unit
                "value,npages,nfaults,core_ns,copy_ns,devmem_ns,table_ns,cb_ns,"
                "total_ns,note").split(",")
 DEFAULT_PAIRS = [("ours", "upstream"), ("ours", "test_hmm"), ("ours", "upstream_w1"),
-                 ("ours_w1", "upstream_w1"), ("ours_ad", "upstream_w1")]
+                 ("ours_w1", "upstream_w1"), ("ours_ad", "upstream_w1"),
+                 ("ours_t", "upstream_t"), ("ours_t_w1", "upstream_t_w1"),
+                 ("ours_t_ad", "upstream_t_w1"), ("ours_t", "ours"),
+                 ("upstream_t", "upstream")]
 DEFAULT_AA = ("upstream_b", "upstream")
 DEFAULT_TARGETS = [("migrate_to_dev", 64, ("ours", "upstream"), 1.2),
                    ("migrate_back_seq", 0, ("ours", "upstream"), 1.0),
                    ("sparse_touch", 2048, ("ours", "upstream_w1"), 1.0),
-                   ("sparse_touch", 2048, ("ours_ad", "upstream_w1"), 1.0)]
+                   ("sparse_touch", 2048, ("ours_ad", "upstream_w1"), 1.0),
+                   ("migrate_to_dev_core", 64, ("ours_t", "upstream_t"), 1.2),
+                   ("migrate_back_seq_core", 0, ("ours_t", "upstream_t"), 1.0),
+                   ("sparse_touch_core", 2048, ("ours_t_ad", "upstream_t_w1"), 1.0)]
 CEILINGS = {"migrate_to_dev": "ceiling_copy_page",
             "dev_read_first": "ceiling_read", "dev_read_second": "ceiling_read"}
 CEILING_IMPL = "kernel"
@@ -127,6 +143,7 @@ class Data:
         self.warm = 0
         self.partial = {}        # (row, impl, size) -> count
         self.checks = []         # notes of failed checks
+        self.split = []          # hmm-bench -T's split_check samples
         self.warnings = []
 
     def add_file(self, name, text):
@@ -159,6 +176,9 @@ class Data:
             if "check:" in note:
                 self.checks.append("%s rep %s: %s %s %s: %s" % (
                     boot, r["rep"], r["row"], r["impl"], fmt_size(key[2]), note))
+            if r["row"] == "split_check":
+                self.split.append((boot, r["impl"], r["value"], note))
+                continue
             if "partial" in note:
                 pk = (r["row"], r["impl"], key[2])
                 self.partial[pk] = self.partial.get(pk, 0) + 1
@@ -446,6 +466,14 @@ def report(data, res, nboot, seed, w=sys.stdout):
                 pb(r["per_boot"]), r["n"][0], r["n"][1]))
     else:
         w.write("No ceiling rows (hmm_upstream_bench's UPB_CEILING).\n")
+    if data.split:
+        w.write("\n## Core-time split check\n\n")
+        w.write("hmm-bench -T: core time of a 4 MiB migration with the device's copy delayed "
+                "by 2 x 50 ms / without; a check fails if the delay did not show end to end "
+                "or reached the core time.\n\n")
+        w.write("| boot | impl | core ratio | check |\n|---|---|---|---|\n")
+        for boot, impl, v, note in data.split:
+            w.write("| %s | %s | %s | %s |\n" % (boot, impl, v, note or "ok"))
     w.write("\n## Warnings\n\n")
     if res["warnings"]:
         for x in res["warnings"]:

@@ -20,6 +20,14 @@
 #                             successful build); skipped, with a
 #                             message, if BUILD_DIR/.config lacks
 #                             CONFIG_DEVICE_PRIVATE=y. A failed build fails.
+#   OUT_DIR/bench/hmm_dummy_timed.ko
+#                             hmm_dummy with clocks around its callbacks
+#                             (tests/programs/hmm_dummy_timed: the core-time
+#                             split, hmm-bench -T), from SRC_TREE's
+#                             drivers/char/hmm_dummy.c, the same way; skipped,
+#                             with a message, without that file or without
+#                             CONFIG_HMM_DUMMY in BUILD_DIR/.config. A failed
+#                             build fails.
 # OUT_DIR is a tests directory for scripts/build/mkinitramfs.sh (it may be the one
 # of build-guest-tests.sh). lib/test_hmm_uapi.h and hmm_dummy's private ABI
 # header, drivers/char/hmm_dummy_uapi.h, come from SRC_TREE itself (-I); on a
@@ -71,3 +79,25 @@ install -m 0644 "$out/upb-src/hmm_upstream_bench.ko" "$out/bench/hmm_upstream_be
 # OUT_DIR goes into the initramfs: not the objects.
 rm -rf "$out/upb-src"
 echo "build-bench: built $out/bench/hmm_upstream_bench.ko against $build" >&2
+
+# The timed copy of hmm_dummy, from the tree's own source (mkbody.py renames
+# what it needs and fails if the source no longer matches).
+rm -f "$out/bench/hmm_dummy_timed.ko"
+if [ ! -f "$src/drivers/char/hmm_dummy.c" ] ||
+   ! grep -Eqx 'CONFIG_HMM_DUMMY=(y|m)' "$build/.config"; then
+	echo "build-bench: no hmm_dummy in $src or $build/.config: hmm_dummy_timed.ko not built" >&2
+	exit 0
+fi
+rm -rf "$out/hdt-src"
+cp -r "$TOP/tests/programs/hmm_dummy_timed" "$out/hdt-src"
+cp "$src/drivers/char/hmm_dummy_uapi.h" "$out/hdt-src/"
+python3 "$out/hdt-src/mkbody.py" "$src/drivers/char/hmm_dummy.c" >"$out/hdt-src/hmm_dummy_body.c"
+if ! make -C "$build" M="$out/hdt-src" modules >"$out/logs/hmm_dummy_timed.log" 2>&1 ||
+   [ ! -f "$out/hdt-src/hmm_dummy_timed.ko" ]; then
+	tail -n 30 "$out/logs/hmm_dummy_timed.log" >&2
+	echo "build-bench: hmm_dummy_timed.ko did not build against $build (log: $out/logs/hmm_dummy_timed.log)" >&2
+	exit 1
+fi
+install -m 0644 "$out/hdt-src/hmm_dummy_timed.ko" "$out/bench/hmm_dummy_timed.ko"
+rm -rf "$out/hdt-src"
+echo "build-bench: built $out/bench/hmm_dummy_timed.ko against $build" >&2

@@ -133,6 +133,10 @@
 #define OURS_DEVMEM_MB "/sys/module/hmm_dummy/parameters/devmem_mb"
 #define OURS_STATS "/sys/kernel/debug/hmm_dummy/device0"
 #define OURS_WINDOW "/sys/module/hmm_migrate/parameters/window"
+/* hmm_dummy_timed (tests/programs/hmm_dummy_timed), -T: device 0 */
+#define OURS_T_DEV "/dev/hmm_dummy_timed_device00"
+#define OURS_T_DBG(x) "/sys/kernel/debug/hmm_dummy_timed/" x
+#define OURS_T_PARAM(x) "/sys/module/hmm_dummy_timed/parameters/" x
 
 struct row {
 	char name[32];
@@ -1493,7 +1497,7 @@ static unsigned long mig_stride(unsigned long kib)
 	return (kib * 1024 + PMD_SZ - 1) & ~(PMD_SZ - 1);
 }
 
-enum { W_MEASURE, W_CEILING, W_QUIT };
+enum { W_MEASURE, W_CEILING, W_SPLIT, W_QUIT };
 
 struct wcmd {
 	int op, rep, warm;
@@ -1504,7 +1508,7 @@ struct wcmd {
 struct wmsg {
 	int end;
 	int err;		/* end: the errno that stopped the command */
-	char row[24];
+	char row[32];
 	char unit[12];
 	char isuffix[8];	/* appended to the worker's label ("_w1", "_ad") */
 	char note[120];		/* raw CSV: "partial", "check:..."; empty if fine */
@@ -1522,6 +1526,9 @@ struct wctx {
 	long window;		/* pages per CPU fault, -1: not known */
 	const char *stats;	/* debugfs counters, NULL: none */
 	int timing;		/* hmm_upstream_bench's timing parameter is on */
+	int timed;		/* ours_t or upstream_t: the core-time split (-T) */
+	const char *devwin;	/* ours, ours_t: device 0's own window */
+	unsigned long long nclocks;	/* upstream_t: UPB_MIGRATE_TO's, summed */
 	char *dst;		/* test_hmm: its copy back goes here */
 	unsigned long dst_size;
 };
@@ -1598,6 +1605,7 @@ static long mig_one(struct wctx *c, char *p, unsigned long size,
 		t[3] += m.t.table;
 		t[4] += m.t.callbacks;
 		t[5] += m.t.total;
+		c->nclocks += m.nclocks;
 		return m.npages;
 	}
 #else
@@ -1622,6 +1630,160 @@ static void check_in_use(const struct wctx *c, struct wmsg *m)
 		m->bad = 1;
 		addf(m->note, sizeof(m->note), "check:in_use=%ld after munmap", n);
 	}
+}
+
+/*
+ * The core-time split (-T, issue 19 item 2): the timed workers ours_t
+ * (hmm_dummy_timed: clocks around hmm_dummy's callbacks and its call of
+ * hmm_migrate_to_device()) and upstream_t (hmm_upstream_bench with its
+ * timing parameter on for the worker's commands) add a sample ROW_core to
+ * migrate_to_dev, migrate_back_seq, migrate_back_rand and sparse_touch:
+ * the same work per second of core time. Core time, the same on both
+ * sides: time in the mm core on behalf of the operation, without the
+ * driver's callbacks inside it.
+ *   migration to the device: ours, the time in hmm_migrate_to_device()
+ *     minus the callbacks (alloc, free, copy, update); upstream,
+ *     UPB_MIGRATE_TO's core (migrate_vma_*() and the device page init,
+ *     minus the invalidate and folio_free callbacks);
+ *   CPU faults (the touches): the touch loop's time minus the driver's part
+ *     (ours: the callbacks; upstream: migrate_to_ram() minus its core calls
+ *     - migrate_vma_*(), alloc_page_vma(), lock_page() - plus the
+ *     callbacks), so exception entry and exit and do_swap_page() count as
+ *     core on both sides.
+ * Each clock pair inside a core interval adds about one ktime_get_ns()
+ * call to it (the parent's UPB_CALIBRATE): subtracted, pairs times half a
+ * calibrated pair. The driver's own buckets go to the raw CSV's copy_ns,
+ * devmem_ns, table_ns and cb_ns, the interval the core time was taken from
+ * to total_ns. A core time that is not positive fails the sample's check.
+ */
+static int timed_workers;		/* -T */
+static double ktime_call_ns = -1;	/* half a UPB_CALIBRATE pair; -1 unknown */
+
+enum { TK_OURS_MIG, TK_OURS_ALLOC, TK_OURS_FREE, TK_OURS_COPY_TO,
+       TK_OURS_COPY_FROM, TK_OURS_UPDATE, TK_OURS_N };
+static const char *ours_tkeys[] = { "migrate", "alloc", "free", "copy_to",
+				    "copy_from", "update" };
+enum { TK_UPB_TOTAL, TK_UPB_CORE, TK_UPB_COPY, TK_UPB_TABLE, TK_UPB_CLOCKS,
+       TK_UPB_FF, TK_UPB_FF_CALLS, TK_UPB_INV, TK_UPB_INV_CALLS,
+       TK_UPB_FAULTS, TK_UPB_N };
+static const char *upb_tkeys[] = { "m2r_total_ns", "m2r_core_ns", "m2r_copy_ns",
+				   "m2r_table_ns", "m2r_clocks", "folio_free_ns",
+				   "folio_free_calls", "invalidate_ns",
+				   "invalidate_calls", "cpu_faults" };
+#define TK_MAX 12
+
+/*
+ * A timed worker's counters, read at once: ours_t KEY_ns at [i] and
+ * KEY_calls at [TK_OURS_N + i]; upstream_t the keys of upb_tkeys. Dies if
+ * one is missing: the split would be wrong.
+ */
+static void tsnap(const struct wctx *c, long long *v)
+{
+	const char *path = c->impl == OURS ? OURS_T_DBG("timing") : UPB_STATS_PATH;
+	int n = c->impl == OURS ? 2 * TK_OURS_N : TK_UPB_N;
+	char line[256], key[64];
+	long long x;
+	FILE *f;
+
+	for (int i = 0; i < TK_MAX; i++)
+		v[i] = i < n ? -1 : 0;
+	f = fopen(path, "r");
+	if (!f)
+		die("open %s", path);
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%63s %lld", key, &x) != 2)
+			continue;
+		for (int i = 0; i < n; i++) {
+			char want[64];
+
+			if (c->impl == OURS)
+				snprintf(want, sizeof(want), "%s_%s",
+					 ours_tkeys[i % TK_OURS_N], i < TK_OURS_N ? "ns" : "calls");
+			else
+				snprintf(want, sizeof(want), "%s", upb_tkeys[i]);
+			if (!strcmp(key, want))
+				v[i] = x;
+		}
+	}
+	fclose(f);
+	for (int i = 0; i < n; i++)
+		if (v[i] < 0)
+			die("%s: a timing counter is missing", path);
+}
+
+/*
+ * The split of one timed operation from the counters before (@a) and after
+ * (@b) it: @e2e_ns, the touch loop's time for CPU faults, 0 for ours'
+ * migration (the time in hmm_migrate_to_device() is the interval then);
+ * upstream's migration comes from UPB_MIGRATE_TO itself (@t6 and
+ * c->nclocks, summed by mig_one()). @t: core copy devmem table cb total.
+ */
+static void core_split(const struct wctx *c, const long long *a, const long long *b,
+		       double e2e_ns, const unsigned long long *t6, double *core,
+		       unsigned long long *t)
+{
+	double kc = ktime_call_ns > 0 ? ktime_call_ns : 0, total, drv, nclk, iv;
+	long long d[TK_MAX];
+
+	for (int i = 0; i < TK_MAX; i++)
+		d[i] = b && a ? b[i] - a[i] : 0;
+	memset(t, 0, 6 * sizeof(*t));
+	if (c->impl == OURS) {
+		t[1] = d[TK_OURS_COPY_TO] + d[TK_OURS_COPY_FROM];
+		t[2] = d[TK_OURS_ALLOC] + d[TK_OURS_FREE];
+		t[4] = d[TK_OURS_UPDATE];
+		nclk = 0;
+		for (int i = TK_OURS_ALLOC; i < TK_OURS_N; i++)
+			nclk += d[TK_OURS_N + i];
+		total = e2e_ns > 0 ? e2e_ns : d[TK_OURS_MIG];
+		drv = t[1] + t[2] + t[4];
+		iv = total;
+	} else if (e2e_ns > 0) {
+		t[1] = d[TK_UPB_COPY];
+		t[2] = d[TK_UPB_FF];
+		t[3] = d[TK_UPB_TABLE];
+		t[4] = d[TK_UPB_INV];
+		/* the fault's own clock pair too: one per fault that moved pages */
+		nclk = d[TK_UPB_CLOCKS] + d[TK_UPB_FF_CALLS] + d[TK_UPB_INV_CALLS] +
+		       d[TK_UPB_FAULTS];
+		total = e2e_ns;
+		drv = d[TK_UPB_TOTAL] - d[TK_UPB_CORE] + d[TK_UPB_FF] + d[TK_UPB_INV];
+		iv = total;
+	} else {
+		memcpy(t, t6, 6 * sizeof(*t));
+		nclk = c->nclocks;
+		total = t6[0];	/* the core, net of the callbacks already */
+		drv = 0;
+		iv = t6[5];	/* UPB_MIGRATE_TO's whole body */
+	}
+	*core = total - drv - nclk * kc;
+	t[0] = *core > 0 ? (unsigned long long)*core : 0;
+	t[5] = (unsigned long long)iv;
+}
+
+/*
+ * Send a timed worker's ROW_core sample beside the end-to-end one (@e2e),
+ * for @work in the row's unit times seconds (MiB or touches).
+ */
+static void send_core(struct wctx *c, const struct wmsg *e2e, double work,
+		      const long long *a, const long long *b, double e2e_ns,
+		      const unsigned long long *t6)
+{
+	struct wmsg m = *e2e;
+	double core;
+
+	snprintf(m.row, sizeof(m.row), "%s_core", e2e->row);
+	m.have_t = 1;
+	core_split(c, a, b, e2e_ns, t6, &core, m.t);
+	m.value = core > 0 ? work / (core * 1e-9) : 0;
+	if (!m.partial && !m.bad && core <= 0) {
+		m.bad = 1;
+		addf(m.note, sizeof(m.note), "check:core_ns=%.0f", core);
+	}
+	snprintf(m.info, sizeof(m.info), "core time: %s; ktime call %.0f ns subtracted per clock pair",
+		 c->impl == OURS ? "hmm_dummy_timed" : "hmm_upstream_bench timing=1",
+		 ktime_call_ns > 0 ? ktime_call_ns : 0);
+	wsend(c, &m);
 }
 
 /*
@@ -1665,6 +1827,7 @@ static void w_sparse(struct wctx *c, const struct wcmd *cmd, int check, int mode
 	const char *param = c->impl == OURS ? OURS_WINDOW : UPB_PARAM("window");
 	unsigned long long t6[6] = { 0 };
 	long got = 0, old = -1, cf0, cf1, b0, b1, ev0, ev1, win = c->window;
+	long long ta[TK_MAX], tb[TK_MAX];
 	volatile char sink = 0;
 	unsigned long *off;
 	char *p, what[64];
@@ -1707,25 +1870,29 @@ static void w_sparse(struct wctx *c, const struct wcmd *cmd, int check, int mode
 		win = 1;
 	}
 	if (mode == SPARSE_AD) {
-		if (write_str(OURS_DEV_WINDOW, "adaptive"))
+		if (write_str(c->devwin, "adaptive"))
 			die("%s: cannot set %s to adaptive", impl_name[c->impl],
-			    OURS_DEV_WINDOW);
+			    c->devwin);
 		win = 0;	/* below: "adaptive" */
 	}
 	cf0 = wstat(c, "cpu_faults");
 	b0 = wstat(c, "from_device");
+	if (c->timed)
+		tsnap(c, ta);
 	t = now();
 	for (unsigned long i = 0; i < nt; i++)
 		sink += p[off[i]];
 	t = now() - t;
 	(void)sink;
+	if (c->timed)
+		tsnap(c, tb);
 	cf1 = cf0 >= 0 ? wstat(c, "cpu_faults") : -1;
 	b1 = b0 >= 0 ? wstat(c, "from_device") : -1;
 	if (w1 && !write_long(param, old))
 		die("%s: cannot put %s back to %ld", impl_name[c->impl], param, old);
-	if (mode == SPARSE_AD && write_str(OURS_DEV_WINDOW, "default"))
+	if (mode == SPARSE_AD && write_str(c->devwin, "default"))
 		die("%s: cannot put %s back to default", impl_name[c->impl],
-		    OURS_DEV_WINDOW);
+		    c->devwin);
 
 	wmsg_init(&m, "sparse_touch", "touch/s");
 	if (w1)
@@ -1771,6 +1938,8 @@ static void w_sparse(struct wctx *c, const struct wcmd *cmd, int check, int mode
 	check_in_use(c, &m);
 	free(off);
 	wsend(c, &m);
+	if (c->timed)
+		send_core(c, &m, nt, ta, tb, t * 1e9, NULL);
 }
 
 /* One measurement (see above); 0, or the errno of ours' first migration. */
@@ -1812,6 +1981,7 @@ static int w_measure(struct wctx *c, const struct wcmd *cmd)
 		unsigned long long t6[6] = { 0 };
 		unsigned long total = 0;
 		long got = 0, ev0, ev1, cf0, cf1, b0, b1;
+		long long ta[TK_MAX], tb[TK_MAX];
 		volatile char sink = 0;
 		int partial;
 		double t;
@@ -1819,6 +1989,9 @@ static int w_measure(struct wctx *c, const struct wcmd *cmd)
 		for (unsigned long j = 0; j < k; j++)
 			fill(p + j * stride, size, (unsigned char)(7 + j));
 		ev0 = c->impl == OURS ? wstat(c, "evictions") : -1;
+		c->nclocks = 0;
+		if (c->timed)
+			tsnap(c, ta);
 		t = now();
 		for (unsigned long j = 0; j < k && got >= 0; j++) {
 			got = mig_one(c, p + j * stride, size, t6);
@@ -1826,6 +1999,8 @@ static int w_measure(struct wctx *c, const struct wcmd *cmd)
 				total += got;
 		}
 		t = now() - t;
+		if (c->timed)
+			tsnap(c, tb);
 		if (got < 0) {
 			if (c->impl == OURS && c->first) {
 				/* ours gets n/a rows (print_all) */
@@ -1858,9 +2033,13 @@ static int w_measure(struct wctx *c, const struct wcmd *cmd)
 				 "UPB_MIGRATE_TO, no copy back" :
 				 "includes test_hmm's copy back to the caller");
 			wsend(c, &m);
+			if (c->timed)
+				send_core(c, &m, mib, ta, tb, 0, t6);
 		}
 		cf0 = wstat(c, "cpu_faults");
 		b0 = wstat(c, "from_device");
+		if (c->timed)
+			tsnap(c, ta);
 		t = now();
 		if (rand)
 			for (unsigned long j = 0; j < k * np; j++)
@@ -1871,6 +2050,8 @@ static int w_measure(struct wctx *c, const struct wcmd *cmd)
 					sink += p[j * stride + i * PG];
 		t = now() - t;
 		(void)sink;
+		if (c->timed)
+			tsnap(c, tb);
 		cf1 = cf0 >= 0 ? wstat(c, "cpu_faults") : -1;
 		b1 = b0 >= 0 ? wstat(c, "from_device") : -1;
 		wmsg_init(&m, rname, "MiB/s");
@@ -1902,6 +2083,8 @@ static int w_measure(struct wctx *c, const struct wcmd *cmd)
 		munmap(p, k * stride);
 		check_in_use(c, &m);
 		wsend(c, &m);
+		if (c->timed)
+			send_core(c, &m, mib, ta, tb, t * 1e9, NULL);
 	}
 
 	if (kib >= SPARSE_MIN_KIB) {
@@ -1913,7 +2096,7 @@ static int w_measure(struct wctx *c, const struct wcmd *cmd)
 	}
 
 	/* A range the device had read, read again right after migrating it. */
-	if (c->impl != UPB) {
+	if (c->impl != UPB && !c->timed) {
 		char *p = map_anon(k * stride, 0), *rbuf = dst_buf(k * size);
 		unsigned long total = 0, f = 0;
 		long got;
@@ -1985,10 +2168,82 @@ static int w_ceiling(struct wctx *c, const struct wcmd *cmd)
 #endif
 }
 
-/* A worker: commands from @cfd, answers to @afd, until W_QUIT or EOF. */
-static void worker(enum impl i, int cfd, int afd)
+/*
+ * The split's own check (-T), once per timed worker after the repetitions:
+ * the driver made slower, the core time must stay. 4 MiB (two aligned
+ * 512-page batches) migrated to the device twice, each on a fresh mapping:
+ * with the device's copy delay at 0, then at SPLIT_DELAY_MS
+ * (hmm_dummy_timed's debugfs device0_copy_delay_ms, hmm_upstream_bench's
+ * copy_delay_ms parameter: a sleep before each copy to the device). Row
+ * split_check, value: core time with the delay / without it. Checks: the
+ * end-to-end time grew by at least 90 % of two sleeps (the delay took
+ * effect), and the core time by less than a quarter of them (the driver's
+ * time did not leak into the core's).
+ */
+#define SPLIT_DELAY_MS	50
+static int w_split(struct wctx *c)
 {
-	struct wctx c = { .impl = i, .first = 1, .afd = afd, .window = -1 };
+	const char *knob = c->impl == OURS ? OURS_T_DBG("device0_copy_delay_ms") :
+			   UPB_PARAM("copy_delay_ms");
+	unsigned long size = 4 * MiB, np = size / PG;
+	double core[2], e2e[2], sleeps = 2 * SPLIT_DELAY_MS * 1e6, t;
+	unsigned long long t6[6], tt[6];
+	long long ta[TK_MAX], tb[TK_MAX];
+	struct wmsg m;
+	long got[2];
+
+	for (int d = 0; d < 2; d++) {
+		char *p = map_anon(size, 0);
+
+		fill(p, size, 5);
+		memset(t6, 0, sizeof(t6));
+		c->nclocks = 0;
+		if (!write_long(knob, d ? SPLIT_DELAY_MS : 0))
+			die("cannot set %s", knob);
+		tsnap(c, ta);
+		t = now();
+		got[d] = mig_one(c, p, size, t6);
+		e2e[d] = (now() - t) * 1e9;
+		tsnap(c, tb);
+		if (!write_long(knob, 0))
+			die("cannot put %s back to 0", knob);
+		core_split(c, ta, tb, 0, t6, &core[d], tt);
+		munmap(p, size);
+	}
+	wmsg_init(&m, "split_check", "ratio");
+	m.value = core[0] > 0 ? core[1] / core[0] : 0;
+	m.nops = 2;
+	m.npages = got[1];
+	m.have_t = 1;
+	memcpy(m.t, tt, sizeof(m.t));
+	if (got[0] != (long)np || got[1] != (long)np) {
+		m.bad = 1;
+		addf(m.note, sizeof(m.note), "check:migrated %ld and %ld of %lu pages",
+		     got[0], got[1], np);
+	} else if (e2e[1] - e2e[0] < 0.9 * sleeps) {
+		m.bad = 1;
+		addf(m.note, sizeof(m.note), "check:delay not seen: end to end %.1f -> %.1f ms",
+		     e2e[0] / 1e6, e2e[1] / 1e6);
+	} else if (core[1] - core[0] >= 0.25 * sleeps) {
+		m.bad = 1;
+		addf(m.note, sizeof(m.note), "check:core grew with the driver: %.1f -> %.1f ms",
+		     core[0] / 1e6, core[1] / 1e6);
+	}
+	snprintf(m.info, sizeof(m.info), "core %.2f -> %.2f ms, end to end %.2f -> %.2f ms (+2 x %d ms sleeps)",
+		 core[0] / 1e6, core[1] / 1e6, e2e[0] / 1e6, e2e[1] / 1e6, SPLIT_DELAY_MS);
+	wsend(c, &m);
+	return 0;
+}
+
+/*
+ * A worker: commands from @cfd, answers to @afd, until W_QUIT or EOF.
+ * @timed: ours_t (hmm_dummy_timed's device 0) or upstream_t (hmm_upstream_bench
+ * with timing=1 during each command, 0 again after it).
+ */
+static void worker(enum impl i, int timed, int cfd, int afd)
+{
+	struct wctx c = { .impl = i, .first = 1, .afd = afd, .window = -1,
+			  .timed = timed, .devwin = OURS_DEV_WINDOW };
 	struct wcmd cmd;
 	struct wmsg end;
 	cpu_set_t cpus;
@@ -1998,10 +2253,22 @@ static void worker(enum impl i, int cfd, int afd)
 	if (sched_setaffinity(0, sizeof(cpus), &cpus))
 		fprintf(stderr, "hmm-bench: %s worker: not pinned to CPU 0: %s\n",
 			impl_name[i], strerror(errno));
-	c.fd = dev_open(i);
+	if (i == OURS && timed) {
+		c.fd = open(OURS_T_DEV, O_RDWR | O_CLOEXEC);
+		if (c.fd < 0)
+			die("open %s", OURS_T_DEV);
+#if HAVE_HMM_DUMMY
+		if (ioctl(c.fd, HMM_DUMMY_EXPOSE_MM))
+			die("HMM_DUMMY_EXPOSE_MM");
+#endif
+	} else {
+		c.fd = dev_open(i);
+	}
 	if (i == OURS) {
 		c.window = read_long(OURS_WINDOW);
-		c.stats = OURS_STATS;
+		c.stats = timed ? OURS_T_DBG("device0") : OURS_STATS;
+		if (timed)
+			c.devwin = OURS_T_DBG("device0_window");
 	} else if (i == UPB) {
 		c.window = read_long(UPB_PARAM("window"));
 		c.stats = UPB_STATS_PATH;
@@ -2009,10 +2276,19 @@ static void worker(enum impl i, int cfd, int afd)
 	}
 	if (c.stats && access(c.stats, R_OK))
 		c.stats = NULL;
+	if (timed && c.stats == NULL)
+		die("%s_t worker: no debugfs counters", impl_name[i]);
 	while (read_full(cfd, &cmd, sizeof(cmd)) && cmd.op != W_QUIT) {
 		memset(&end, 0, sizeof(end));
 		end.end = 1;
-		end.err = cmd.op == W_CEILING ? w_ceiling(&c, &cmd) : w_measure(&c, &cmd);
+		/* upstream's timing: for this worker's commands only */
+		if (timed && i == UPB && !write_long(UPB_PARAM("timing"), 1))
+			die("cannot set %s to 1", UPB_PARAM("timing"));
+		c.timing = timed && i == UPB;
+		end.err = cmd.op == W_CEILING ? w_ceiling(&c, &cmd) :
+			  cmd.op == W_SPLIT ? w_split(&c) : w_measure(&c, &cmd);
+		if (timed && i == UPB && !write_long(UPB_PARAM("timing"), 0))
+			die("cannot put %s back to 0", UPB_PARAM("timing"));
 		wsend(&c, &end);
 	}
 	close(c.fd);
@@ -2021,12 +2297,13 @@ static void worker(enum impl i, int cfd, int afd)
 struct worker {
 	const char *label;	/* the impl column */
 	enum impl impl;
+	int timed;		/* ours_t, upstream_t */
 	pid_t pid;
 	int cfd, afd;		/* the parent's ends of the pipes */
 	int dead;
 };
 
-static struct worker workers[4];
+static struct worker workers[6];
 static int nworkers;
 
 static void worker_start(struct worker *w)
@@ -2047,7 +2324,7 @@ static void worker_start(struct worker *w)
 				close(workers[i].cfd);
 				close(workers[i].afd);
 			}
-		worker(w->impl, c[0], a[1]);
+		worker(w->impl, w->timed, c[0], a[1]);
 		fflush(NULL);
 		_exit(0);
 	}
@@ -2163,11 +2440,11 @@ static int impl_wanted(const char *name)
 
 static void run_migrate(void)
 {
-	static const struct { const char *label; enum impl impl; } cand[] = {
-		{ "ours", OURS }, { "upstream", UPB }, { "upstream_b", UPB },
-		{ "test_hmm", TEST_HMM },
+	static const struct { const char *label; enum impl impl; int timed; } cand[] = {
+		{ "ours", OURS, 0 }, { "upstream", UPB, 0 }, { "upstream_b", UPB, 0 },
+		{ "test_hmm", TEST_HMM, 0 }, { "ours_t", OURS, 1 }, { "upstream_t", UPB, 1 },
 	};
-	char over[16] = "", names[64] = "", dwin[16] = "";
+	char over[16] = "", tover[16] = "", names[96] = "", dwin[16] = "";
 	long pp = -1, ow, uw;
 	int cw = -1;
 	uint64_t rng = seed;
@@ -2187,16 +2464,22 @@ static void run_migrate(void)
 	for (unsigned c = 0; c < sizeof(cand) / sizeof(cand[0]); c++) {
 		struct worker *w = &workers[nworkers];
 
-		if ((c == 2 && !aa_worker) ||
+		if ((c == 2 && !aa_worker) || (cand[c].timed && !timed_workers) ||
 		    !impl_wanted(c == 2 ? "upstream" : cand[c].label) ||
 		    !have_dev(cand[c].impl))
 			continue;
 		if (c == 2 && (!nworkers || workers[nworkers - 1].impl != UPB))
 			continue;	/* upstream_b only beside upstream */
+		if (cand[c].timed && cand[c].impl == OURS && access(OURS_T_DEV, R_OK | W_OK)) {
+			fprintf(stderr, "hmm-bench: -T: no %s (hmm_dummy_timed.ko): no ours_t worker\n",
+				OURS_T_DEV);
+			continue;
+		}
 		memset(w, 0, sizeof(*w));
 		w->label = cand[c].label;
 		w->impl = cand[c].impl;
-		if (cand[c].impl == UPB && cw < 0)
+		w->timed = cand[c].timed;
+		if (cand[c].impl == UPB && !cand[c].timed && cw < 0)
 			cw = nworkers;
 		addf(names, sizeof(names), "%s", w->label);
 		nworkers++;
@@ -2216,7 +2499,7 @@ static void run_migrate(void)
 
 		for (int i = 0; i < nworkers; i++)
 			for (int r = 0; r < 4; r++)
-				if (r < 3 || workers[i].impl != UPB)
+				if (r < 3 || (workers[i].impl != UPB && !workers[i].timed))
 					row_get(rn[r], workers[i].label, "4k", mig_kib[s], "MiB/s", 1);
 		for (int i = 0; i < nworkers && mig_kib[s] >= SPARSE_MIN_KIB; i++) {
 			char w1[40];
@@ -2249,6 +2532,28 @@ static void run_migrate(void)
 		if (ours_adaptive && write_str(OURS_DEV_WINDOW, "default"))
 			die("cannot set %s to default", OURS_DEV_WINDOW);
 	}
+	/* hmm_dummy_timed: as hmm_dummy, no eviction (its own parameter) */
+	if (!access(OURS_T_PARAM("oversubscribe"), W_OK)) {
+		save_attr(OURS_T_PARAM("oversubscribe"), tover, sizeof(tover));
+		if (tover[0] == 'Y' && write_str(OURS_T_PARAM("oversubscribe"), "0"))
+			die("cannot clear %s", OURS_T_PARAM("oversubscribe"));
+	}
+#if HAVE_UPB
+	/* the cost of the clocks inside core intervals (the split, -T) */
+	if (timed_workers && have_dev(UPB)) {
+		struct upb_calibrate cal = { .iters = 200000 };
+		int fd = dev_open(UPB);
+
+		if (ioctl(fd, UPB_CALIBRATE, &cal))
+			die("UPB_CALIBRATE");
+		close(fd);
+		ktime_call_ns = cal.ktime_pair_ps / 2000.0;
+		fprintf(stderr, "hmm-bench: UPB_CALIBRATE: ktime_get_ns() pair %.1f ns, pool alloc+free %.1f ns\n",
+			cal.ktime_pair_ps / 1000.0, cal.alloc_free_pair_ps / 1000.0);
+	}
+#endif
+	if (timed_workers && ktime_call_ns < 0)
+		fprintf(stderr, "hmm-bench: -T without hmm_upstream_bench: the clock cost is not subtracted\n");
 	/* the sparse touch sets them to 1 for a pass: put back below */
 	ow = read_long(OURS_WINDOW);
 	uw = read_long(UPB_PARAM("window"));
@@ -2264,7 +2569,7 @@ static void run_migrate(void)
 		for (int s = 0; s < nmig; s++) {
 			struct wcmd cmd = { .op = W_MEASURE, .rep = rep, .warm = rep == 0,
 					    .kib = mig_kib[s] };
-			int order[4], err;
+			int order[6], err;
 
 			for (int i = 0; i < nworkers; i++)
 				order[i] = i;
@@ -2301,6 +2606,20 @@ static void run_migrate(void)
 		fprintf(stderr, "hmm-bench: migrate %s %d/%d done (%.0fs)\n",
 			rep ? "rep" : "warm-up", rep, mig_reps, now() - t0);
 	}
+	/* the split's own check, last: it sets the devices' copy delay */
+	for (int i = 0; i < nworkers; i++) {
+		struct wcmd cmd = { .op = W_SPLIT, .rep = mig_reps + 1, .kib = 4096 };
+		int err;
+
+		if (!workers[i].timed)
+			continue;
+		err = run_cmd(raw, &workers[i], &cmd, 0);
+		if (err > 0) {
+			fprintf(stderr, "hmm-bench: migrate: %s split check: %s\n",
+				workers[i].label, strerror(err));
+			worker_stop(&workers[i], 1);
+		}
+	}
 	for (int i = 0; i < nworkers; i++)
 		worker_stop(&workers[i], 0);
 	if (fclose(raw))
@@ -2314,6 +2633,12 @@ static void run_migrate(void)
 		write_long(OURS_PP("threshold"), pp);
 	if (over[0] == 'Y')
 		write_str(OURS_PARAM("oversubscribe"), "1");
+	if (tover[0] == 'Y')
+		write_str(OURS_T_PARAM("oversubscribe"), "1");
+	/* after a timed worker died between its two writes */
+	if (timed_workers && !access(UPB_PARAM("timing"), W_OK) &&
+	    read_long(UPB_PARAM("timing")) != 0 && !write_long(UPB_PARAM("timing"), 0))
+		die("cannot put %s back to 0", UPB_PARAM("timing"));
 	/* Also after a worker died between its two writes. */
 	if (ours_adaptive && write_str(OURS_DEV_WINDOW, dwin))
 		die("cannot put %s back to %s", OURS_DEV_WINDOW, dwin);
@@ -2697,8 +3022,11 @@ static void usage(void)
 	       "  -g  only these groups: memcpy,read,inval,migrate,pingpong,evict,sys\n"
 	       "      (default all)\n"
 	       "  -i  migrate group: only these implementations, of ours,upstream,test_hmm\n"
+	       "      (and with -T ours_t,upstream_t)\n"
 	       "      (default: every one whose device is there)\n"
 	       "  -A  migrate group: a second upstream worker, upstream_b (A/A control)\n"
+	       "  -T  migrate group: the core-time split, workers ours_t (hmm_dummy_timed)\n"
+	       "      and upstream_t (hmm_upstream_bench timing=1) with ROW_core samples\n"
 	       "  -S  migrate group: seed of the order and of the random touch (default:\n"
 	       "      from the clock; printed)\n"
 	       "  -b  the raw CSV's boot column (default \"boot\")\n"
@@ -2742,7 +3070,7 @@ int main(int argc, char **argv)
 
 	sizes[0] = 4, sizes[1] = 64, sizes[2] = 256, sizes[3] = 512;
 	nsizes = 4;
-	while ((opt = getopt(argc, argv, "s:m:r:R:H:M:g:i:AS:b:E:o:w:pvh")) != -1) {
+	while ((opt = getopt(argc, argv, "s:m:r:R:H:M:g:i:ATS:b:E:o:w:pvh")) != -1) {
 		switch (opt) {
 		case 's': {
 			char *s = optarg, *end;
@@ -2778,6 +3106,7 @@ int main(int argc, char **argv)
 		case 'g': only = optarg; break;
 		case 'i': mig_only = optarg; break;
 		case 'A': aa_worker = 1; break;
+		case 'T': timed_workers = 1; break;
 		case 'S': seed = strtoull(optarg, NULL, 0); seed_given = 1; break;
 		case 'b': boot_label = optarg; break;
 		case 'E': evict_pool_mib = strtoul(optarg, NULL, 10); break;
@@ -2801,8 +3130,10 @@ int main(int argc, char **argv)
 
 		snprintf(buf, sizeof(buf), "%s", mig_only);
 		for (t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save))
-			if (strcmp(t, "ours") && strcmp(t, "upstream") && strcmp(t, "test_hmm")) {
-				fprintf(stderr, "hmm-bench: -i %s: ours, upstream or test_hmm\n", t);
+			if (strcmp(t, "ours") && strcmp(t, "upstream") && strcmp(t, "test_hmm") &&
+			    strcmp(t, "ours_t") && strcmp(t, "upstream_t")) {
+				fprintf(stderr, "hmm-bench: -i %s: ours, upstream, test_hmm, ours_t or upstream_t\n",
+					t);
 				return 2;
 			}
 	}

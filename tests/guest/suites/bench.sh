@@ -4,6 +4,9 @@
 # test_hmm, hmm_dummy (devmem_mb sized for the migration rows) and, when
 # /tests/bench/hmm_upstream_bench.ko is there, the competitor module
 # hmm_upstream_bench (tests/programs/hmm_upstream_bench/, same devmem_mb);
+# with -T in the arguments (the core-time split), also
+# /tests/bench/hmm_dummy_timed.ko (tests/programs/hmm_dummy_timed/, same
+# devmem_mb);
 # prints the environment as "# env: KEY=VALUE" lines (the MemFree drop of
 # each module load as load_kb.MODULE, kernel, command line, CPUs, memory,
 # THP, every parameter of hmm_migrate, hmm_dummy and hmm_upstream_bench);
@@ -109,10 +112,27 @@ if [ -f $upb ] && [ ! -c /dev/hmm_upstream_bench0 ]; then
 elif [ ! -f $upb ]; then
 	echo "# bench: no $upb: upstream rows skipped"
 fi
+# The timed copy of hmm_dummy, for the core-time split only.
+hdt=$B/hmm_dummy_timed.ko
+case " $args " in
+*" -T "*)
+	if [ -f $hdt ] && [ ! -c /dev/hmm_dummy_timed_device00 ]; then
+		f0=$(memfree)
+		if insmod $hdt devmem_mb="$mb"; then
+			loaded hmm_dummy_timed "$f0"
+		else
+			emit hmm_dummy_timed-load FAIL "insmod $hdt devmem_mb=$mb"
+			rc=1
+		fi
+	elif [ ! -f $hdt ]; then
+		echo "# bench: no $hdt: no ours_t rows"
+	fi ;;
+esac
 # devtmpfs creates the nodes asynchronously
 for _ in 1 2 3 4 5; do
+	{ lsmod | grep -q '^hmm_dummy_timed' && [ ! -c /dev/hmm_dummy_timed_device00 ]; } ||
 	{ lsmod | grep -q '^test_hmm' && [ ! -c /dev/hmm_dmirror0 ]; } ||
-	{ lsmod | grep -q '^hmm_dummy' && [ ! -c /dev/hmm_dummy_device00 ]; } ||
+	{ lsmod | grep -q '^hmm_dummy ' && [ ! -c /dev/hmm_dummy_device00 ]; } ||
 	{ lsmod | grep -q '^hmm_upstream_bench' && [ ! -c /dev/hmm_upstream_bench0 ]; } || break
 	sleep 1
 done
@@ -124,7 +144,7 @@ echo "# env: memtotal_kb=$(awk '/^MemTotal:/ { print $2 }' /proc/meminfo) memfre
 for f in enabled defrag; do
 	echo "# env: thp.$f=$(cat /sys/kernel/mm/transparent_hugepage/$f 2>/dev/null)"
 done
-for m in hmm_migrate hmm_dummy hmm_upstream_bench; do
+for m in hmm_migrate hmm_dummy hmm_upstream_bench hmm_dummy_timed; do
 	for p in /sys/module/"$m"/parameters/*; do
 		[ -f "$p" ] || continue
 		echo "# env: param.$m.${p##*/}=$(cat "$p" 2>/dev/null)"
@@ -142,6 +162,8 @@ else
 fi
 lsmod | grep -q '^hmm_upstream_bench' &&
 	{ rmmod hmm_upstream_bench || { emit hmm_upstream_bench-unload FAIL; rc=1; }; }
-lsmod | grep -q '^hmm_dummy' && { rmmod hmm_dummy || emit hmm_dummy-unload FAIL; }
+lsmod | grep -q '^hmm_dummy_timed' &&
+	{ rmmod hmm_dummy_timed || { emit hmm_dummy_timed-unload FAIL; rc=1; }; }
+lsmod | grep -q '^hmm_dummy ' && { rmmod hmm_dummy || emit hmm_dummy-unload FAIL; }
 lsmod | grep -q '^test_hmm' && rmmod test_hmm
 exit $rc

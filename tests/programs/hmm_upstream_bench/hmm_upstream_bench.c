@@ -52,6 +52,7 @@
 #include <linux/build_bug.h>
 #include <linux/cdev.h>
 #include <linux/debugfs.h>
+#include <linux/delay.h>
 #include <linux/device.h>
 #include <linux/fs.h>
 #include <linux/highmem.h>
@@ -151,10 +152,16 @@ module_param(compound, bool, 0444);
 MODULE_PARM_DESC(compound,
 		 "Migrate THP whole (MIGRATE_VMA_SELECT_COMPOUND): not implemented yet, forced to 0");
 
-static unsigned int timing;
-module_param(timing, uint, 0444);
+static bool timing;
+module_param(timing, bool, 0644);
 MODULE_PARM_DESC(timing,
-		 "Per-phase timing: not implemented yet (only upb_times.total is filled)");
+		 "Time the phases of migrations and CPU faults (struct upb_times, the timing counters of UPB_STATS); read once per operation (default 0)");
+
+/* hmm_dummy's debugfs deviceN_copy_delay_ms, for all devices */
+static unsigned int copy_delay_ms;
+module_param(copy_delay_ms, uint, 0644);
+MODULE_PARM_DESC(copy_delay_ms,
+		 "Sleep this long (at most 10 s) before each copy to the device, as hmm_dummy's deviceN_copy_delay_ms: a slow device (default 0)");
 
 static int upb_param_set_pow2(const char *val, const struct kernel_param *kp,
 			      unsigned long max, bool zero_ok)
@@ -247,6 +254,18 @@ struct upb_devmem {
  * @to_device: pages migrated to the device
  * @from_device: pages migrated back
  * @cpu_faults: CPU faults that migrated pages back
+ * @m2r_total: with timing, ns in migrate_to_ram()
+ * @m2r_core: with timing, ns in the core calls migrate_to_ram() makes
+ *	(migrate_vma_*(), alloc_page_vma() and lock_page()), with the callbacks
+ *	they make
+ * @m2r_copy: with timing, ns in its copy loop
+ * @m2r_table: with timing, ns in its device table erase
+ * @m2r_clocks: with timing, clock pairs inside @m2r_core's intervals
+ * @folio_free_ns: with timing, ns in the folio_free (6.12: page_free)
+ *	callback, wherever it is called from
+ * @folio_free_calls: with timing, its calls
+ * @invalidate_ns: with timing, ns in the invalidate callback
+ * @invalidate_calls: with timing, its calls
  * @files_sem: protects @files
  * @files: the open files of the device (struct upb_file.node)
  * @cdev: the character device
@@ -261,6 +280,15 @@ struct upb_device {
 	atomic_long_t to_device;
 	atomic_long_t from_device;
 	atomic_long_t cpu_faults;
+	atomic64_t m2r_total;
+	atomic64_t m2r_core;
+	atomic64_t m2r_copy;
+	atomic64_t m2r_table;
+	atomic64_t m2r_clocks;
+	atomic64_t folio_free_ns;
+	atomic64_t folio_free_calls;
+	atomic64_t invalidate_ns;
+	atomic64_t invalidate_calls;
 	struct rw_semaphore files_sem;	/* protects @files */
 	struct list_head files;
 	struct cdev cdev;
@@ -292,6 +320,27 @@ struct upb_bufs {
 	struct page **pages;
 	unsigned long *index;
 };
+
+/*
+ * Timing (the timing parameter) of one operation: where its time went, as
+ * struct upb_times, and the clock pairs inside the core intervals, each of
+ * which adds about one ktime_get_ns() call to them (UPB_CALIBRATE measures
+ * it). A NULL timer: timing off.
+ */
+struct upb_timer {
+	struct upb_times t;
+	u64 nclocks;
+};
+
+static inline u64 upb_clock(const struct upb_timer *tm)
+{
+	return tm ? ktime_get_ns() : 0;
+}
+
+static inline u64 upb_since(const struct upb_timer *tm, u64 t0)
+{
+	return tm ? ktime_get_ns() - t0 : 0;
+}
 
 static const struct class upb_class = {
 	.name = UPB_NAME,
@@ -358,9 +407,13 @@ static void upb_devmem_free(struct upb_devmem *mem, unsigned long index)
 static int upb_copy_to_device(struct upb_devmem *mem, struct page **src,
 			      const unsigned long *dst, unsigned long npages)
 {
+	unsigned int delay = READ_ONCE(copy_delay_ms);
 	struct page *page;
 	unsigned long i;
 
+	/* A slow device: the benchmarks' check of the core-time split. */
+	if (delay)
+		msleep(min(delay, 10000U));
 	for (i = 0; i < npages; i++) {
 		page = upb_devmem_page(mem, dst[i]);
 		if (WARN_ON_ONCE(!page))
@@ -432,10 +485,16 @@ static void upb_devpages_free(struct page *page, unsigned long nr)
 {
 	struct upb_device *udev = upb_pgmap_device(upb_page_pgmap(page));
 	unsigned long index = upb_page_index(udev, page);
+	bool on = READ_ONCE(timing);
+	u64 t0 = on ? ktime_get_ns() : 0;
 	unsigned long i;
 
 	for (i = 0; i < nr; i++)
 		upb_devmem_free(&udev->mem, index + i);
+	if (on) {
+		atomic64_add(ktime_get_ns() - t0, &udev->folio_free_ns);
+		atomic64_inc(&udev->folio_free_calls);
+	}
 }
 
 #ifdef UPB_PAGE_FREE_API
@@ -611,6 +670,8 @@ static bool upb_invalidate(struct mmu_interval_notifier *mni,
 			   unsigned long cur_seq)
 {
 	struct upb_file *f = container_of(mni, struct upb_file, notifier);
+	bool on = READ_ONCE(timing);
+	u64 t0 = on ? ktime_get_ns() : 0;
 
 	if (mmu_notifier_range_blockable(range))
 		mutex_lock(&f->lock);
@@ -626,6 +687,10 @@ static bool upb_invalidate(struct mmu_interval_notifier *mni,
 		upb_table_erase_range(f, range->start >> PAGE_SHIFT,
 				      (range->end - 1) >> PAGE_SHIFT);
 	mutex_unlock(&f->lock);
+	if (on) {
+		atomic64_add(ktime_get_ns() - t0, &f->udev->invalidate_ns);
+		atomic64_inc(&f->udev->invalidate_calls);
+	}
 	return true;
 }
 
@@ -638,11 +703,14 @@ static const struct mmu_interval_notifier_ops upb_mni_ops = {
 /*
  * Migrate the system pages of [@start, @end), one batch inside @vma, to the
  * device of @f. Return: 0, -ENOSPC when the pool ran full (the rest of the
- * call is left alone), or another error.
+ * call is left alone), or another error. With a timer @tm: the core calls'
+ * time (with the callbacks inside them) into @tm->t.core, the rest into
+ * its driver buckets.
  */
 static int upb_to_device(struct upb_file *f, struct vm_area_struct *vma,
 			 unsigned long start, unsigned long end,
-			 struct upb_bufs *b, struct upb_migrate *cmd)
+			 struct upb_bufs *b, struct upb_migrate *cmd,
+			 struct upb_timer *tm)
 {
 	struct upb_device *udev = f->udev;
 	struct upb_devmem *mem = &udev->mem;
@@ -656,17 +724,23 @@ static int upb_to_device(struct upb_file *f, struct vm_area_struct *vma,
 		.flags = MIGRATE_VMA_SELECT_SYSTEM,
 	};
 	unsigned long i, n = 0, moved;
+	u64 t, tl, tcore = 0;
 	bool full = false;
 	struct page *dpage;
 	long index;
 	int ret;
 
+	t = upb_clock(tm);
 	ret = migrate_vma_setup(&args);
+	if (tm)
+		tm->t.core += upb_since(tm, t);
 	if (ret)
 		return ret;
 	if (!args.cpages)
 		return 0;
 
+	/* The allocation loop is the driver's, but for the page init. */
+	tl = upb_clock(tm);
 	for (i = 0; i < args.npages; i++) {
 		unsigned long src = args.src[i];
 
@@ -680,7 +754,9 @@ static int upb_to_device(struct upb_file *f, struct vm_area_struct *vma,
 			full = true;
 			continue;
 		}
+		t = upb_clock(tm);
 		dpage = upb_devpage_get(udev, index);
+		tcore += upb_since(tm, t);
 		args.dst[i] = migrate_pfn(page_to_pfn(dpage)) |
 			      (src & MIGRATE_PFN_WRITE);
 		/* NULL for a hole or the zero page: cleared. */
@@ -688,20 +764,42 @@ static int upb_to_device(struct upb_file *f, struct vm_area_struct *vma,
 		b->index[n] = index;
 		n++;
 	}
+	if (tm) {
+		tm->t.devmem += upb_since(tm, tl) - tcore;
+		tm->t.core += tcore;
+		tm->nclocks += n;
+	}
 
 	/* No device write to a source page may follow its copy. */
+	t = upb_clock(tm);
 	upb_table_update(udev, &args, UPB_TABLE_RDONLY);
+	if (tm) {
+		tm->t.table += upb_since(tm, t);
+		t = upb_clock(tm);
+	}
 	ret = upb_copy_to_device(mem, b->pages, b->index, n);
+	if (tm)
+		tm->t.copy += upb_since(tm, t);
 	if (ret) {
 		upb_drop_dst(args.dst, args.npages);
 		migrate_vma_finalize(&args);
 		return ret;
 	}
+	t = upb_clock(tm);
 	migrate_vma_pages(&args);
+	if (tm)
+		tm->t.core += upb_since(tm, t);
 	moved = upb_migrated(&args);
+	t = upb_clock(tm);
 	upb_table_update(udev, &args, cmd->flags & UPB_F_NOMAP ?
 			 UPB_TABLE_ERASE : UPB_TABLE_MAP);
+	if (tm) {
+		tm->t.table += upb_since(tm, t);
+		t = upb_clock(tm);
+	}
 	migrate_vma_finalize(&args);
+	if (tm)
+		tm->t.core += upb_since(tm, t);
 
 	atomic_long_add(moved, &udev->to_device);
 	cmd->npages += moved;
@@ -716,12 +814,14 @@ static int upb_to_device(struct upb_file *f, struct vm_area_struct *vma,
  * cannot get a system page, nothing migrates and the return is -ENOMEM.
  * Other pages that get none stay on the device. Returns 0 or an error;
  * *@cpages counts the device pages collected (not the holes, which the
- * collection marks for migration too), *@moved those migrated.
+ * collection marks for migration too), *@moved those migrated. With a
+ * timer @tm, as upb_to_device(); alloc_page_vma() and lock_page() are core.
  */
 static int upb_to_ram(struct upb_device *udev, struct vm_area_struct *vma,
 		      unsigned long start, unsigned long end,
 		      struct page *fault_page, struct upb_bufs *b,
-		      unsigned long *cpages, unsigned long *moved)
+		      unsigned long *cpages, unsigned long *moved,
+		      struct upb_timer *tm)
 {
 	struct upb_devmem *mem = &udev->mem;
 	struct migrate_vma args = {
@@ -737,11 +837,15 @@ static int upb_to_ram(struct upb_device *udev, struct vm_area_struct *vma,
 	unsigned long i, n = 0, index;
 	struct page *spage, *dpage;
 	bool oom = false;
+	u64 t;
 	int ret;
 
 	*cpages = 0;
 	*moved = 0;
+	t = upb_clock(tm);
 	ret = migrate_vma_setup(&args);
+	if (tm)
+		tm->t.core += upb_since(tm, t);
 	if (ret)
 		return ret;
 	if (!args.cpages)
@@ -761,8 +865,15 @@ static int upb_to_ram(struct upb_device *udev, struct vm_area_struct *vma,
 		index = upb_page_index(udev, spage);
 		if (WARN_ON_ONCE(index >= mem->npages))
 			continue;
+		t = upb_clock(tm);
 		dpage = alloc_page_vma(GFP_HIGHUSER_MOVABLE, vma,
 				       args.start + (i << PAGE_SHIFT));
+		if (dpage)
+			lock_page(dpage);
+		if (tm) {
+			tm->t.core += upb_since(tm, t);
+			tm->nclocks++;
+		}
 		if (!dpage) {
 			if (spage == fault_page) {
 				oom = true;
@@ -776,7 +887,6 @@ static int upb_to_ram(struct upb_device *udev, struct vm_area_struct *vma,
 			 */
 			continue;
 		}
-		lock_page(dpage);
 		args.dst[i] = migrate_pfn(page_to_pfn(dpage)) |
 			      (src & MIGRATE_PFN_WRITE);
 		b->pages[n] = dpage;
@@ -791,20 +901,33 @@ static int upb_to_ram(struct upb_device *udev, struct vm_area_struct *vma,
 	}
 
 	/* Before the copy, so that no device write is lost after it. */
+	t = upb_clock(tm);
 	upb_table_update(udev, &args, UPB_TABLE_ERASE);
+	if (tm) {
+		tm->t.table += upb_since(tm, t);
+		t = upb_clock(tm);
+	}
 	ret = upb_copy_from_device(mem, b->index, b->pages, n);
+	if (tm)
+		tm->t.copy += upb_since(tm, t);
 	if (ret) {
 		upb_drop_dst(args.dst, args.npages);
 		migrate_vma_finalize(&args);
 		return ret;
 	}
+	t = upb_clock(tm);
 	migrate_vma_pages(&args);
+	if (tm)
+		tm->t.core += upb_since(tm, t);
 	*moved = upb_migrated(&args);
 	/*
 	 * Drops the last reference to the source device pages (folio_free),
 	 * except the fault page's: do_swap_page() drops that one.
 	 */
+	t = upb_clock(tm);
 	migrate_vma_finalize(&args);
+	if (tm)
+		tm->t.core += upb_since(tm, t);
 
 	atomic_long_add(*moved, &udev->from_device);
 	return 0;
@@ -823,6 +946,8 @@ static vm_fault_t upb_migrate_to_ram(struct vm_fault *vmf)
 	struct vm_area_struct *vma = vmf->vma;
 	unsigned long w = (unsigned long)READ_ONCE(window) << PAGE_SHIFT;
 	unsigned long start, end, cpages, moved;
+	struct upb_timer timer = {}, *tm = READ_ONCE(timing) ? &timer : NULL;
+	u64 t0 = upb_clock(tm);
 	struct upb_bufs b;
 	int ret;
 
@@ -831,8 +956,15 @@ static vm_fault_t upb_migrate_to_ram(struct vm_fault *vmf)
 	if (upb_bufs_alloc(&b, (end - start) >> PAGE_SHIFT, GFP_KERNEL))
 		return VM_FAULT_OOM;
 	ret = upb_to_ram(udev, vma, start, end, vmf->page, &b, &cpages,
-			 &moved);
+			 &moved, tm);
 	upb_bufs_free(&b);
+	if (tm) {
+		atomic64_add(upb_since(tm, t0), &udev->m2r_total);
+		atomic64_add(timer.t.core, &udev->m2r_core);
+		atomic64_add(timer.t.copy, &udev->m2r_copy);
+		atomic64_add(timer.t.table, &udev->m2r_table);
+		atomic64_add(timer.nclocks, &udev->m2r_clocks);
+	}
 	if (ret == -ENOMEM)
 		return VM_FAULT_OOM;
 	if (ret)
@@ -889,7 +1021,7 @@ static int upb_check_vmas(struct mm_struct *mm, unsigned long start,
 }
 
 static int upb_migrate(struct upb_file *f, struct upb_migrate *cmd,
-		       bool to_device)
+		       bool to_device, struct upb_timer *tm)
 {
 	struct upb_device *udev = f->udev;
 	struct mm_struct *mm = f->notifier.mm;
@@ -940,10 +1072,10 @@ static int upb_migrate(struct upb_file *f, struct upb_migrate *cmd,
 			break;
 		}
 		if (to_device) {
-			ret = upb_to_device(f, vma, addr, next, &b, cmd);
+			ret = upb_to_device(f, vma, addr, next, &b, cmd, tm);
 		} else {
 			ret = upb_to_ram(udev, vma, addr, next, NULL, &b,
-					 &cpages, &moved);
+					 &cpages, &moved, tm);
 			cmd->npages += moved;
 			cmd->nbusy += cpages - moved;
 		}
@@ -964,8 +1096,10 @@ out_put:
 static int upb_ioctl_migrate(struct upb_file *f, void __user *uarg,
 			     bool to_device)
 {
+	struct upb_timer timer = {}, *tm = READ_ONCE(timing) ? &timer : NULL;
+	struct upb_device *udev = f->udev;
+	u64 t0, cb_ns = 0, cb_calls = 0;
 	struct upb_migrate cmd;
-	u64 t0;
 	int ret;
 
 	if (copy_from_user(&cmd, uarg, sizeof(cmd)))
@@ -987,11 +1121,34 @@ static int upb_ioctl_migrate(struct upb_file *f, void __user *uarg,
 	cmd.npages = 0;
 	cmd.ncompound = 0;
 	cmd.nbusy = 0;
+	cmd.nclocks = 0;
 	memset(&cmd.t, 0, sizeof(cmd.t));
-	ret = upb_migrate(f, &cmd, to_device);
+	/*
+	 * The callbacks the core calls meanwhile are this operation's (the
+	 * benchmark runs one operation at a time).
+	 */
+	if (tm) {
+		cb_ns = atomic64_read(&udev->invalidate_ns) +
+			atomic64_read(&udev->folio_free_ns);
+		cb_calls = atomic64_read(&udev->invalidate_calls) +
+			   atomic64_read(&udev->folio_free_calls);
+	}
+	ret = upb_migrate(f, &cmd, to_device, tm);
 	if (ret)
 		return ret;
 	cmd.t.total = ktime_get_ns() - t0;
+	if (tm) {
+		cb_ns = atomic64_read(&udev->invalidate_ns) +
+			atomic64_read(&udev->folio_free_ns) - cb_ns;
+		cb_calls = atomic64_read(&udev->invalidate_calls) +
+			   atomic64_read(&udev->folio_free_calls) - cb_calls;
+		cmd.t.callbacks = cb_ns;
+		cmd.t.core = timer.t.core > cb_ns ? timer.t.core - cb_ns : 0;
+		cmd.t.copy = timer.t.copy;
+		cmd.t.devmem = timer.t.devmem;
+		cmd.t.table = timer.t.table;
+		cmd.nclocks = timer.nclocks + cb_calls;
+	}
 	if (copy_to_user(uarg, &cmd, sizeof(cmd)))
 		return -EFAULT;
 	return 0;
@@ -1133,6 +1290,15 @@ static void upb_read_stats(struct upb_device *udev, struct upb_stats *st)
 	st->to_device = atomic_long_read(&udev->to_device);
 	st->from_device = atomic_long_read(&udev->from_device);
 	st->cpu_faults = atomic_long_read(&udev->cpu_faults);
+	st->m2r_total = atomic64_read(&udev->m2r_total);
+	st->m2r_core = atomic64_read(&udev->m2r_core);
+	st->m2r_copy = atomic64_read(&udev->m2r_copy);
+	st->m2r_table = atomic64_read(&udev->m2r_table);
+	st->m2r_clocks = atomic64_read(&udev->m2r_clocks);
+	st->folio_free_ns = atomic64_read(&udev->folio_free_ns);
+	st->folio_free_calls = atomic64_read(&udev->folio_free_calls);
+	st->invalidate_ns = atomic64_read(&udev->invalidate_ns);
+	st->invalidate_calls = atomic64_read(&udev->invalidate_calls);
 }
 
 static int upb_ioctl_stats(struct upb_file *f, void __user *uarg)
@@ -1141,6 +1307,47 @@ static int upb_ioctl_stats(struct upb_file *f, void __user *uarg)
 
 	upb_read_stats(f->udev, &st);
 	if (copy_to_user(uarg, &st, sizeof(st)))
+		return -EFAULT;
+	return 0;
+}
+
+/*
+ * UPB_CALIBRATE: the cost of a ktime_get_ns() pair, and of a pool
+ * allocation and free, in picoseconds, each over @iters rounds (default
+ * 100000, at most 10000000).
+ */
+static int upb_ioctl_calibrate(struct upb_file *f, void __user *uarg)
+{
+	struct upb_devmem *mem = &f->udev->mem;
+	struct upb_calibrate cal;
+	u64 i, t0, t1;
+	long index;
+
+	if (copy_from_user(&cal, uarg, sizeof(cal)))
+		return -EFAULT;
+	if (!cal.iters)
+		cal.iters = 100000;
+	if (cal.iters > 10000000)
+		return -EINVAL;
+	t0 = ktime_get_ns();
+	for (i = 0; i < cal.iters; i++) {
+		t1 = ktime_get_ns();
+		t1 = ktime_get_ns();
+	}
+	(void)t1;
+	cal.ktime_pair_ps = div64_u64((ktime_get_ns() - t0) * 1000, cal.iters);
+	t0 = ktime_get_ns();
+	for (i = 0; i < cal.iters; i++) {
+		index = upb_devmem_alloc(mem);
+		if (index < 0)
+			return -ENOSPC;
+		upb_devmem_free(mem, index);
+		if (!((i + 1) % 4096))
+			cond_resched();
+	}
+	cal.alloc_free_pair_ps = div64_u64((ktime_get_ns() - t0) * 1000,
+					   cal.iters);
+	if (copy_to_user(uarg, &cal, sizeof(cal)))
 		return -EFAULT;
 	return 0;
 }
@@ -1209,9 +1416,10 @@ static long upb_fops_unlocked_ioctl(struct file *filp, unsigned int cmd,
 		return upb_ioctl_ceiling(f, uarg);
 	case UPB_STATS:
 		return upb_ioctl_stats(f, uarg);
+	case UPB_CALIBRATE:
+		return upb_ioctl_calibrate(f, uarg);
 	case UPB_READ:
 	case UPB_WRITE:
-	case UPB_CALIBRATE:
 		return -EOPNOTSUPP;	/* later slices */
 	default:
 		return -ENOTTY;
@@ -1242,6 +1450,15 @@ static int upb_stats_show(struct seq_file *m, void *unused)
 	seq_printf(m, "cpu_faults %llu\n", st.cpu_faults);
 	seq_printf(m, "alloc_failures %llu\n", st.alloc_failures);
 	seq_printf(m, "region_pages %lu\n", udev->region_pages);
+	seq_printf(m, "m2r_total_ns %llu\n", st.m2r_total);
+	seq_printf(m, "m2r_core_ns %llu\n", st.m2r_core);
+	seq_printf(m, "m2r_copy_ns %llu\n", st.m2r_copy);
+	seq_printf(m, "m2r_table_ns %llu\n", st.m2r_table);
+	seq_printf(m, "m2r_clocks %llu\n", st.m2r_clocks);
+	seq_printf(m, "folio_free_ns %llu\n", st.folio_free_ns);
+	seq_printf(m, "folio_free_calls %llu\n", st.folio_free_calls);
+	seq_printf(m, "invalidate_ns %llu\n", st.invalidate_ns);
+	seq_printf(m, "invalidate_calls %llu\n", st.invalidate_calls);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(upb_stats);

@@ -23,10 +23,11 @@
  * moves when the range is refused. These checks are not hmm_dummy's (see
  * README).
  *
- * Slice 1 implements UPB_MIGRATE_TO, UPB_MIGRATE_BACK, UPB_CEILING mode 0
- * and UPB_STATS. UPB_READ, UPB_WRITE, UPB_CALIBRATE and UPB_CEILING mode 1
- * fail with -EOPNOTSUPP, and so does UPB_F_COMPOUND. Of struct upb_times
- * only @total is filled so far.
+ * Implemented: UPB_MIGRATE_TO, UPB_MIGRATE_BACK, UPB_CEILING mode 0,
+ * UPB_STATS and UPB_CALIBRATE, and with the timing module parameter the
+ * phase times (struct upb_times, the timing counters of struct upb_stats).
+ * UPB_READ, UPB_WRITE and UPB_CEILING mode 1 fail with -EOPNOTSUPP, and so
+ * does UPB_F_COMPOUND.
  */
 #ifndef _HMM_UPSTREAM_BENCH_UAPI_H
 #define _HMM_UPSTREAM_BENCH_UAPI_H
@@ -38,14 +39,17 @@
 /**
  * struct upb_times - where the time of an operation went, in nanoseconds
  * @total: the whole ioctl body (always filled)
- * @core: in mm core calls, minus the module's callbacks inside them
- * @copy: copy_highpage() / clear_highpage() / copy_page() loops
- * @devmem: pool allocator and the folio_free callback
- * @table: device table: xarray stores and erases, invalidate callback
- * @callbacks: time spent in the module's callbacks inside core calls
+ * @core: in mm core calls (migrate_vma_*(), the device page init, and on
+ *	the way back alloc_page_vma() and lock_page()), minus the module's
+ *	callbacks inside them
+ * @copy: the copy loop
+ * @devmem: the pool allocation loop, but for the device page init
+ * @table: device table updates outside the callbacks
+ * @callbacks: time in the module's callbacks (invalidate, folio_free)
+ *	during the operation
  *
- * All but @total are filled only with the timing module parameter (not
- * implemented yet: 0).
+ * All but @total are filled only with the timing module parameter (0
+ * otherwise).
  */
 struct upb_times {
 	__u64 total;
@@ -70,6 +74,8 @@ struct upb_times {
  *	for %UPB_MIGRATE_BACK, device pages only, not the holes that the
  *	core collects too
  * @t: output, timing
+ * @nclocks: output, with timing: clock pairs inside @t.core's intervals;
+ *	each adds about half a %UPB_CALIBRATE pair to @t.core
  * @reserved: ignored
  *
  * %UPB_MIGRATE_TO moves the system pages of the range into device memory,
@@ -87,7 +93,8 @@ struct upb_migrate {
 	__u64 ncompound;
 	__u64 nbusy;
 	struct upb_times t;
-	__u64 reserved[4];
+	__u64 nclocks;
+	__u64 reserved[3];
 };
 
 /**
@@ -145,13 +152,24 @@ struct upb_ceiling {
  * @cpu_faults: CPU faults that migrated pages back
  * @in_use: allocated pool pages
  * @alloc_failures: pool allocations that found the pool full
- * @m2r_total: time in migrate_to_ram (timing, not implemented yet: 0)
- * @m2r_core: its core part (0)
- * @m2r_copy: its copy part (0)
- * @m2r_devmem: its allocator part (0)
- * @m2r_table: its device table part (0)
- * @m2r_folio_free: time in the folio_free callback (0)
+ *
+ * With the timing module parameter on, in nanoseconds (counted while it
+ * is on, never reset):
+ * @m2r_total: time in migrate_to_ram
+ * @m2r_core: its core calls (migrate_vma_*(), alloc_page_vma() and
+ *	lock_page()), with the callbacks they make
+ * @m2r_copy: its copy loop
+ * @m2r_table: its device table erase
+ * @m2r_clocks: clock pairs inside @m2r_core's intervals
+ * @folio_free_ns: time in the folio_free (6.12: page_free) callback,
+ *	wherever it is called from
+ * @folio_free_calls: its calls
+ * @invalidate_ns: time in the invalidate callback
+ * @invalidate_calls: its calls
  * @reserved: 0
+ *
+ * The driver's part of a CPU fault is @m2r_total - @m2r_core plus the
+ * callbacks; the core's part is the rest of the fault.
  */
 struct upb_stats {
 	__u64 to_device;
@@ -162,15 +180,18 @@ struct upb_stats {
 	__u64 m2r_total;
 	__u64 m2r_core;
 	__u64 m2r_copy;
-	__u64 m2r_devmem;
 	__u64 m2r_table;
-	__u64 m2r_folio_free;
-	__u64 reserved[5];
+	__u64 m2r_clocks;
+	__u64 folio_free_ns;
+	__u64 folio_free_calls;
+	__u64 invalidate_ns;
+	__u64 invalidate_calls;
+	__u64 reserved[2];
 };
 
 /**
- * struct upb_calibrate - argument of %UPB_CALIBRATE (not implemented yet)
- * @iters: input, iterations
+ * struct upb_calibrate - argument of %UPB_CALIBRATE
+ * @iters: input, iterations (0: 100000; at most 10000000, -EINVAL above)
  * @ktime_pair_ps: output, picoseconds per ktime_get_ns() pair
  * @alloc_free_pair_ps: output, picoseconds per pool alloc + free pair
  * @reserved: ignored
