@@ -1732,7 +1732,8 @@ static void core_split(const struct wctx *c, const long long *a, const long long
 		t[1] = d[TK_OURS_COPY_TO] + d[TK_OURS_COPY_FROM];
 		t[2] = d[TK_OURS_ALLOC] + d[TK_OURS_FREE];
 		t[4] = d[TK_OURS_UPDATE];
-		nclk = 0;
+		/* the callbacks' pairs, and for a migration its own */
+		nclk = e2e_ns > 0 ? 0 : d[TK_OURS_N + TK_OURS_MIG];
 		for (int i = TK_OURS_ALLOC; i < TK_OURS_N; i++)
 			nclk += d[TK_OURS_N + i];
 		total = e2e_ns > 0 ? e2e_ns : d[TK_OURS_MIG];
@@ -1743,9 +1744,8 @@ static void core_split(const struct wctx *c, const long long *a, const long long
 		t[2] = d[TK_UPB_FF];
 		t[3] = d[TK_UPB_TABLE];
 		t[4] = d[TK_UPB_INV];
-		/* the fault's own clock pair too: one per fault that moved pages */
-		nclk = d[TK_UPB_CLOCKS] + d[TK_UPB_FF_CALLS] + d[TK_UPB_INV_CALLS] +
-		       d[TK_UPB_FAULTS];
+		/* m2r_clocks has each fault's own pair too */
+		nclk = d[TK_UPB_CLOCKS] + d[TK_UPB_FF_CALLS] + d[TK_UPB_INV_CALLS];
 		total = e2e_ns;
 		drv = d[TK_UPB_TOTAL] - d[TK_UPB_CORE] + d[TK_UPB_FF] + d[TK_UPB_INV];
 		iv = total;
@@ -1772,6 +1772,11 @@ static void send_core(struct wctx *c, const struct wmsg *e2e, double work,
 	struct wmsg m = *e2e;
 	double core;
 
+	/* its own check; a partial sample stays partial */
+	m.bad = 0;
+	m.note[0] = 0;
+	if (m.partial)
+		addf(m.note, sizeof(m.note), "partial");
 	snprintf(m.row, sizeof(m.row), "%s_core", e2e->row);
 	m.have_t = 1;
 	core_split(c, a, b, e2e_ns, t6, &core, m.t);
@@ -2170,27 +2175,35 @@ static int w_ceiling(struct wctx *c, const struct wcmd *cmd)
 
 /*
  * The split's own check (-T), once per timed worker after the repetitions:
- * the driver made slower, the core time must stay. 4 MiB (two aligned
- * 512-page batches) migrated to the device twice, each on a fresh mapping:
- * with the device's copy delay at 0, then at SPLIT_DELAY_MS
- * (hmm_dummy_timed's debugfs device0_copy_delay_ms, hmm_upstream_bench's
- * copy_delay_ms parameter: a sleep before each copy to the device). Row
- * split_check, value: core time with the delay / without it. Checks: the
- * end-to-end time grew by at least 90 % of two sleeps (the delay took
- * effect), and the core time by less than a quarter of them (the driver's
- * time did not leak into the core's).
+ * the driver made slower, the core time must stay. Two legs, each twice on
+ * a fresh 4 MiB mapping (two aligned 2 MiB blocks), without and then with
+ * a delay of SPLIT_DELAY_MS in the driver's copy: leg "_to" times the
+ * migration to the device (hmm_dummy_timed's debugfs
+ * device0_copy_delay_ms, hmm_upstream_bench's copy_delay_ms), leg "_back"
+ * the CPU faults of one touch per block after it (copy_from_delay_ms of
+ * either module). Row split_check (IMPL_to, IMPL_back), value: core time
+ * with the delay / without it. Checks: the copy bucket grew by at least
+ * one delay (the knob took effect), the end-to-end time by at least 90 % of
+ * what the copy bucket grew (the delay shows end to end), the core time by
+ * less than a quarter of it either way (driver time neither leaked into
+ * the core's nor was taken out of it twice), and both core times are
+ * positive.
  */
 #define SPLIT_DELAY_MS	50
-static int w_split(struct wctx *c)
+static void timed_knobs_off(void);
+
+static int w_split(struct wctx *c, int back)
 {
-	const char *knob = c->impl == OURS ? OURS_T_DBG("device0_copy_delay_ms") :
-			   UPB_PARAM("copy_delay_ms");
+	const char *knob = c->impl == OURS ?
+		(back ? OURS_T_PARAM("copy_from_delay_ms") : OURS_T_DBG("device0_copy_delay_ms")) :
+		(back ? UPB_PARAM("copy_from_delay_ms") : UPB_PARAM("copy_delay_ms"));
 	unsigned long size = 4 * MiB, np = size / PG;
-	double core[2], e2e[2], sleeps = 2 * SPLIT_DELAY_MS * 1e6, t;
+	double core[2], e2e[2], copy[2], inj, t;
 	unsigned long long t6[6], tt[6];
 	long long ta[TK_MAX], tb[TK_MAX];
+	volatile char sink = 0;
+	long got[2] = { 0, 0 };
 	struct wmsg m;
-	long got[2];
 
 	for (int d = 0; d < 2; d++) {
 		char *p = map_anon(size, 0);
@@ -2198,39 +2211,53 @@ static int w_split(struct wctx *c)
 		fill(p, size, 5);
 		memset(t6, 0, sizeof(t6));
 		c->nclocks = 0;
+		if (back)
+			got[d] = mig_one(c, p, size, t6);
 		if (!write_long(knob, d ? SPLIT_DELAY_MS : 0))
 			die("cannot set %s", knob);
+		if (back)
+			memset(t6, 0, sizeof(t6));
 		tsnap(c, ta);
 		t = now();
-		got[d] = mig_one(c, p, size, t6);
+		if (back) {
+			sink += p[0];
+			sink += p[PMD_SZ];
+		} else {
+			got[d] = mig_one(c, p, size, t6);
+		}
 		e2e[d] = (now() - t) * 1e9;
 		tsnap(c, tb);
+		(void)sink;
 		if (!write_long(knob, 0))
 			die("cannot put %s back to 0", knob);
-		core_split(c, ta, tb, 0, t6, &core[d], tt);
+		core_split(c, ta, tb, back ? e2e[d] : 0, t6, &core[d], tt);
+		copy[d] = tt[1];
 		munmap(p, size);
 	}
+	inj = copy[1] - copy[0];
 	wmsg_init(&m, "split_check", "ratio");
+	snprintf(m.isuffix, sizeof(m.isuffix), back ? "_back" : "_to");
 	m.value = core[0] > 0 ? core[1] / core[0] : 0;
 	m.nops = 2;
 	m.npages = got[1];
 	m.have_t = 1;
 	memcpy(m.t, tt, sizeof(m.t));
-	if (got[0] != (long)np || got[1] != (long)np) {
-		m.bad = 1;
+	if (got[0] != (long)np || got[1] != (long)np)
 		addf(m.note, sizeof(m.note), "check:migrated %ld and %ld of %lu pages",
 		     got[0], got[1], np);
-	} else if (e2e[1] - e2e[0] < 0.9 * sleeps) {
-		m.bad = 1;
-		addf(m.note, sizeof(m.note), "check:delay not seen: end to end %.1f -> %.1f ms",
+	else if (inj < 0.9 * SPLIT_DELAY_MS * 1e6)
+		addf(m.note, sizeof(m.note), "check:delay not in the copy bucket: %.1f -> %.1f ms",
+		     copy[0] / 1e6, copy[1] / 1e6);
+	else if (e2e[1] - e2e[0] < 0.9 * inj)
+		addf(m.note, sizeof(m.note), "check:delay not seen end to end: %.1f -> %.1f ms",
 		     e2e[0] / 1e6, e2e[1] / 1e6);
-	} else if (core[1] - core[0] >= 0.25 * sleeps) {
-		m.bad = 1;
-		addf(m.note, sizeof(m.note), "check:core grew with the driver: %.1f -> %.1f ms",
+	else if (core[0] <= 0 || core[1] <= 0 || (core[1] > core[0] ? core[1] - core[0] : core[0] - core[1]) >= 0.25 * inj)
+		addf(m.note, sizeof(m.note), "check:core moved with the driver: %.1f -> %.1f ms",
 		     core[0] / 1e6, core[1] / 1e6);
-	}
-	snprintf(m.info, sizeof(m.info), "core %.2f -> %.2f ms, end to end %.2f -> %.2f ms (+2 x %d ms sleeps)",
-		 core[0] / 1e6, core[1] / 1e6, e2e[0] / 1e6, e2e[1] / 1e6, SPLIT_DELAY_MS);
+	m.bad = m.note[0] != 0;
+	snprintf(m.info, sizeof(m.info), "%s: core %.2f -> %.2f ms, copy %.2f -> %.2f ms, end to end %.2f -> %.2f ms",
+		 back ? "CPU faults" : "migration", core[0] / 1e6, core[1] / 1e6,
+		 copy[0] / 1e6, copy[1] / 1e6, e2e[0] / 1e6, e2e[1] / 1e6);
 	wsend(c, &m);
 	return 0;
 }
@@ -2272,7 +2299,6 @@ static void worker(enum impl i, int timed, int cfd, int afd)
 	} else if (i == UPB) {
 		c.window = read_long(UPB_PARAM("window"));
 		c.stats = UPB_STATS_PATH;
-		c.timing = read_long(UPB_PARAM("timing")) > 0;
 	}
 	if (c.stats && access(c.stats, R_OK))
 		c.stats = NULL;
@@ -2286,7 +2312,8 @@ static void worker(enum impl i, int timed, int cfd, int afd)
 			die("cannot set %s to 1", UPB_PARAM("timing"));
 		c.timing = timed && i == UPB;
 		end.err = cmd.op == W_CEILING ? w_ceiling(&c, &cmd) :
-			  cmd.op == W_SPLIT ? w_split(&c) : w_measure(&c, &cmd);
+			  cmd.op == W_SPLIT ? w_split(&c, 0) ?: w_split(&c, 1) :
+			  w_measure(&c, &cmd);
 		if (timed && i == UPB && !write_long(UPB_PARAM("timing"), 0))
 			die("cannot put %s back to 0", UPB_PARAM("timing"));
 		wsend(&c, &end);
@@ -2357,6 +2384,23 @@ static void worker_stop(struct worker *w, int died)
 	w->dead = 1;
 }
 
+/*
+ * -T: upstream's timing and the copy delays of the split check off, where
+ * those knobs exist (after the group, and when a timed worker died).
+ */
+static void timed_knobs_off(void)
+{
+	static const char *knob[] = {
+		UPB_PARAM("timing"), UPB_PARAM("copy_delay_ms"),
+		UPB_PARAM("copy_from_delay_ms"), OURS_T_DBG("device0_copy_delay_ms"),
+		OURS_T_PARAM("copy_from_delay_ms"),
+	};
+
+	for (unsigned int i = 0; i < sizeof(knob) / sizeof(knob[0]); i++)
+		if (!access(knob[i], W_OK) && !write_long(knob[i], 0))
+			die("cannot put %s back to 0", knob[i]);
+}
+
 /* A sample: a line of the raw CSV and, unless warm-up or partial, the table. */
 static void record(FILE *raw, const struct worker *w, const struct wcmd *cmd,
 		   int pos, const struct wmsg *m)
@@ -2421,6 +2465,9 @@ died:
 	fprintf(stderr, "hmm-bench: migrate: %s worker died at %lu KiB, rep %d\n",
 		w->label, cmd->kib, cmd->rep);
 	worker_stop(w, 1);
+	/* it may have died with upstream's timing or a copy delay on */
+	if (w->timed)
+		timed_knobs_off();
 	return -1;
 }
 
@@ -2532,12 +2579,22 @@ static void run_migrate(void)
 		if (ours_adaptive && write_str(OURS_DEV_WINDOW, "default"))
 			die("cannot set %s to default", OURS_DEV_WINDOW);
 	}
-	/* hmm_dummy_timed: as hmm_dummy, no eviction (its own parameter) */
-	if (!access(OURS_T_PARAM("oversubscribe"), W_OK)) {
-		save_attr(OURS_T_PARAM("oversubscribe"), tover, sizeof(tover));
+	/*
+	 * hmm_dummy_timed: as hmm_dummy, no eviction (its own parameter) and
+	 * its own window of device 0 "default"; timing and delays off.
+	 */
+	for (int i = 0; i < nworkers; i++) {
+		if (!workers[i].timed || workers[i].impl != OURS)
+			continue;
+		if (!save_attr(OURS_T_PARAM("oversubscribe"), tover, sizeof(tover)))
+			die("cannot read %s", OURS_T_PARAM("oversubscribe"));
 		if (tover[0] == 'Y' && write_str(OURS_T_PARAM("oversubscribe"), "0"))
 			die("cannot clear %s", OURS_T_PARAM("oversubscribe"));
+		if (ours_adaptive && write_str(OURS_T_DBG("device0_window"), "default"))
+			die("cannot set %s to default", OURS_T_DBG("device0_window"));
 	}
+	if (timed_workers)
+		timed_knobs_off();
 #if HAVE_UPB
 	/* the cost of the clocks inside core intervals (the split, -T) */
 	if (timed_workers && have_dev(UPB)) {
@@ -2635,10 +2692,8 @@ static void run_migrate(void)
 		write_str(OURS_PARAM("oversubscribe"), "1");
 	if (tover[0] == 'Y')
 		write_str(OURS_T_PARAM("oversubscribe"), "1");
-	/* after a timed worker died between its two writes */
-	if (timed_workers && !access(UPB_PARAM("timing"), W_OK) &&
-	    read_long(UPB_PARAM("timing")) != 0 && !write_long(UPB_PARAM("timing"), 0))
-		die("cannot put %s back to 0", UPB_PARAM("timing"));
+	if (timed_workers)
+		timed_knobs_off();
 	/* Also after a worker died between its two writes. */
 	if (ours_adaptive && write_str(OURS_DEV_WINDOW, dwin))
 		die("cannot put %s back to %s", OURS_DEV_WINDOW, dwin);

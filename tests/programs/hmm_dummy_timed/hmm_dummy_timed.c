@@ -18,45 +18,64 @@
  * debugfs hmm_dummy_timed/timing: "KEY_ns N" and "KEY_calls N" for KEY in
  * migrate (hmm_migrate_to_device(), callbacks included), alloc, free,
  * copy_to, copy_from and update, cumulative since the load, for both
- * devices. A callback's clock pair adds about one ktime_get_ns() call to the
- * core time computed as migrate_ns minus the callbacks, or as a CPU fault's
- * time minus them: hmm-bench subtracts KEY_calls times the cost of one call
- * (hmm_upstream_bench's UPB_CALIBRATE), as it does on upstream's side.
+ * devices. The counters are per CPU (this_cpu_add(), no locked operation:
+ * what the accounting costs after a clock stops lands in the enclosing
+ * interval). Each clock pair adds about one ktime_get_ns() call to the
+ * interval around it (the core time, computed as migrate_ns minus the
+ * callbacks, or as a CPU fault's time minus them): hmm-bench subtracts the
+ * pairs times the cost of one call (hmm_upstream_bench's UPB_CALIBRATE), as
+ * it does on upstream's side.
+ *
+ * Parameter copy_from_delay_ms (0644, default 0): ->copy_from_device()
+ * sleeps this long first (at most 10 s), inside its clock: hmm-bench's check
+ * that the driver's time does not leak into the core time of CPU faults
+ * (hmm_dummy has debugfs deviceN_copy_delay_ms for the other direction).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/atomic.h>
 #include <linux/debugfs.h>
+#include <linux/delay.h>
 #include <linux/init.h>
 #include <linux/ktime.h>
+#include <linux/moduleparam.h>
+#include <linux/percpu.h>
 #include <linux/seq_file.h>
+
+static unsigned int copy_from_delay_ms;
+module_param(copy_from_delay_ms, uint, 0644);
+MODULE_PARM_DESC(copy_from_delay_ms,
+		 "->copy_from_device() sleeps this long first (at most 10 s): a slow device (default 0)");
 
 /* One thing timed: nanoseconds and calls. */
 struct hmmt_bucket {
-	atomic64_t ns;
-	atomic64_t calls;
+	u64 ns;
+	u64 calls;
 };
 
-static struct {
+struct hmmt_counters {
 	struct hmmt_bucket migrate;
 	struct hmmt_bucket alloc;
 	struct hmmt_bucket free;
 	struct hmmt_bucket copy_to;
 	struct hmmt_bucket copy_from;
 	struct hmmt_bucket update;
-} hmmt;
+};
 
-static inline void hmmt_add(struct hmmt_bucket *b, u64 t0)
-{
-	atomic64_add(ktime_get_ns() - t0, &b->ns);
-	atomic64_inc(&b->calls);
-}
+static DEFINE_PER_CPU(struct hmmt_counters, hmmt_pcpu);
+
+/* Stop the clock started at @t0 and count it in bucket @b. */
+#define hmmt_add(b, t0) do {					\
+	u64 __d = ktime_get_ns() - (t0);			\
+								\
+	this_cpu_add(hmmt_pcpu.b.ns, __d);			\
+	this_cpu_inc(hmmt_pcpu.b.calls);			\
+} while (0)
 
 /* The driver's one call of the core's migration, with its clock. */
 #define hmmt_migrate_to_device(...) ({				\
 	u64 __t0 = ktime_get_ns();				\
 	__auto_type __r = hmm_migrate_to_device(__VA_ARGS__);	\
-	hmmt_add(&hmmt.migrate, __t0);				\
+	hmmt_add(migrate, __t0);				\
 	__r; })
 
 static int __init hmmt_init(void);
@@ -65,23 +84,26 @@ static int __init hmmt_init(void);
 
 static int hmmt_show(struct seq_file *m, void *unused)
 {
-	static const struct {
-		const char *key;
-		struct hmmt_bucket *b;
-	} k[] = {
-		{ "migrate", &hmmt.migrate },
-		{ "alloc", &hmmt.alloc },
-		{ "free", &hmmt.free },
-		{ "copy_to", &hmmt.copy_to },
-		{ "copy_from", &hmmt.copy_from },
-		{ "update", &hmmt.update },
+	static const char * const key[] = {
+		"migrate", "alloc", "free", "copy_to", "copy_from", "update",
 	};
+	struct hmmt_bucket sum[ARRAY_SIZE(key)] = {};
 	unsigned int i;
+	int cpu;
 
-	for (i = 0; i < ARRAY_SIZE(k); i++) {
-		seq_printf(m, "%s_ns %lld\n", k[i].key, atomic64_read(&k[i].b->ns));
-		seq_printf(m, "%s_calls %lld\n", k[i].key,
-			   atomic64_read(&k[i].b->calls));
+	static_assert(sizeof(struct hmmt_counters) == sizeof(sum));
+	for_each_possible_cpu(cpu) {
+		const struct hmmt_bucket *b =
+			(const void *)per_cpu_ptr(&hmmt_pcpu, cpu);
+
+		for (i = 0; i < ARRAY_SIZE(key); i++) {
+			sum[i].ns += READ_ONCE(b[i].ns);
+			sum[i].calls += READ_ONCE(b[i].calls);
+		}
+	}
+	for (i = 0; i < ARRAY_SIZE(key); i++) {
+		seq_printf(m, "%s_ns %llu\n", key[i], sum[i].ns);
+		seq_printf(m, "%s_calls %llu\n", key[i], sum[i].calls);
 	}
 	return 0;
 }

@@ -5,7 +5,7 @@ static long hmmt_devmem_alloc(struct hmm_devmem *devmem)
 	u64 t0 = ktime_get_ns();
 	long ret = hmm_dummy_devmem_alloc(devmem);
 
-	hmmt_add(&hmmt.alloc, t0);
+	hmmt_add(alloc, t0);
 	return ret;
 }
 
@@ -14,7 +14,7 @@ static void hmmt_devmem_free(struct hmm_devmem *devmem, unsigned long index)
 	u64 t0 = ktime_get_ns();
 
 	hmm_dummy_devmem_free(devmem, index);
-	hmmt_add(&hmmt.free, t0);
+	hmmt_add(free, t0);
 }
 
 static int hmmt_copy_to_device(struct hmm_devmem *devmem, struct page **src,
@@ -23,7 +23,7 @@ static int hmmt_copy_to_device(struct hmm_devmem *devmem, struct page **src,
 	u64 t0 = ktime_get_ns();
 	int ret = hmm_dummy_copy_to_device(devmem, src, dst, npages);
 
-	hmmt_add(&hmmt.copy_to, t0);
+	hmmt_add(copy_to, t0);
 	return ret;
 }
 
@@ -31,9 +31,14 @@ static int hmmt_copy_from_device(struct hmm_devmem *devmem,
 				 const unsigned long *src, struct page **dst,
 				 unsigned long npages)
 {
+	unsigned int delay = READ_ONCE(copy_from_delay_ms);
 	u64 t0 = ktime_get_ns();
-	int ret = hmm_dummy_copy_from_device(devmem, src, dst, npages);
+	int ret;
 
-	hmmt_add(&hmmt.copy_from, t0);
+	/* A slow device, inside the driver's clock. */
+	if (delay)
+		msleep(min(delay, 10000U));
+	ret = hmm_dummy_copy_from_device(devmem, src, dst, npages);
+	hmmt_add(copy_from, t0);
 	return ret;
 }

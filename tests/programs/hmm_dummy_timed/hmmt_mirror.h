@@ -6,6 +6,6 @@ static int hmmt_update(struct hmm_mirror *mirror,
 	u64 t0 = ktime_get_ns();
 	int ret = hmm_dummy_update(mirror, event, blockable);
 
-	hmmt_add(&hmmt.update, t0);
+	hmmt_add(update, t0);
 	return ret;
 }

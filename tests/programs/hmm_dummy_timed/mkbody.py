@@ -35,6 +35,7 @@ for old, new in EDITS:
         sys.exit("mkbody.py: %r matches %d times in %s, not once" % (old, n, sys.argv[1]))
     src = src.replace(old, new)
 # Nothing else may call the core's migration untimed (comments name it).
-if re.search(r"(=|return|^)\s*hmm_migrate_to_device\(", src, re.M):
+code = re.sub(r"/\*.*?\*/|//[^\n]*", "", src, flags=re.S)
+if re.search(r"\bhmm_migrate_to_device\s*\(", code):
     sys.exit("mkbody.py: an untimed hmm_migrate_to_device() call is left in " + sys.argv[1])
 sys.stdout.write(src)

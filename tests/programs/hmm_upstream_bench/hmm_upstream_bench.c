@@ -163,6 +163,12 @@ module_param(copy_delay_ms, uint, 0644);
 MODULE_PARM_DESC(copy_delay_ms,
 		 "Sleep this long (at most 10 s) before each copy to the device, as hmm_dummy's deviceN_copy_delay_ms: a slow device (default 0)");
 
+/* hmm_dummy_timed's copy_from_delay_ms: the other direction */
+static unsigned int copy_from_delay_ms;
+module_param(copy_from_delay_ms, uint, 0644);
+MODULE_PARM_DESC(copy_from_delay_ms,
+		 "Sleep this long (at most 10 s) before each copy back to system memory: a slow device (default 0)");
+
 static int upb_param_set_pow2(const char *val, const struct kernel_param *kp,
 			      unsigned long max, bool zero_ok)
 {
@@ -254,18 +260,6 @@ struct upb_devmem {
  * @to_device: pages migrated to the device
  * @from_device: pages migrated back
  * @cpu_faults: CPU faults that migrated pages back
- * @m2r_total: with timing, ns in migrate_to_ram()
- * @m2r_core: with timing, ns in the core calls migrate_to_ram() makes
- *	(migrate_vma_*(), alloc_page_vma() and lock_page()), with the callbacks
- *	they make
- * @m2r_copy: with timing, ns in its copy loop
- * @m2r_table: with timing, ns in its device table erase
- * @m2r_clocks: with timing, clock pairs inside @m2r_core's intervals
- * @folio_free_ns: with timing, ns in the folio_free (6.12: page_free)
- *	callback, wherever it is called from
- * @folio_free_calls: with timing, its calls
- * @invalidate_ns: with timing, ns in the invalidate callback
- * @invalidate_calls: with timing, its calls
  * @files_sem: protects @files
  * @files: the open files of the device (struct upb_file.node)
  * @cdev: the character device
@@ -280,15 +274,6 @@ struct upb_device {
 	atomic_long_t to_device;
 	atomic_long_t from_device;
 	atomic_long_t cpu_faults;
-	atomic64_t m2r_total;
-	atomic64_t m2r_core;
-	atomic64_t m2r_copy;
-	atomic64_t m2r_table;
-	atomic64_t m2r_clocks;
-	atomic64_t folio_free_ns;
-	atomic64_t folio_free_calls;
-	atomic64_t invalidate_ns;
-	atomic64_t invalidate_calls;
 	struct rw_semaphore files_sem;	/* protects @files */
 	struct list_head files;
 	struct cdev cdev;
@@ -320,6 +305,62 @@ struct upb_bufs {
 	struct page **pages;
 	unsigned long *index;
 };
+
+/*
+ * The timing counters of a device (the timing parameter), per CPU:
+ * this_cpu_add(), no locked operation, since what the accounting costs
+ * after a clock stops lands in the interval around it.
+ * @m2r_total: ns in migrate_to_ram()
+ * @m2r_core: ns in the core calls migrate_to_ram() makes (migrate_vma_*(),
+ *	alloc_page_vma() and lock_page()), with the callbacks they make
+ * @m2r_copy: ns in its copy loop
+ * @m2r_table: ns in its device table erase
+ * @m2r_clocks: clock pairs inside @m2r_core's intervals, and their own
+ * @folio_free_ns: ns in the folio_free (6.12: page_free) callback,
+ *	wherever it is called from
+ * @folio_free_calls: its calls
+ * @invalidate_ns: ns in the invalidate callback
+ * @invalidate_calls: its calls
+ */
+struct upb_tcount {
+	u64 m2r_total;
+	u64 m2r_core;
+	u64 m2r_copy;
+	u64 m2r_table;
+	u64 m2r_clocks;
+	u64 folio_free_ns;
+	u64 folio_free_calls;
+	u64 invalidate_ns;
+	u64 invalidate_calls;
+};
+
+static DEFINE_PER_CPU(struct upb_tcount[UPB_MAX_DEVICES], upb_tcounts);
+
+#define upb_tcount_add(udev, field, v)	\
+	this_cpu_add(upb_tcounts[(udev)->id].field, (v))
+
+/* The sum over the CPUs of device @udev's counters. */
+static void upb_tcount_read(const struct upb_device *udev,
+			    struct upb_tcount *sum)
+{
+	int cpu;
+
+	memset(sum, 0, sizeof(*sum));
+	for_each_possible_cpu(cpu) {
+		const struct upb_tcount *c =
+			&per_cpu_ptr(&upb_tcounts, cpu)[0][udev->id];
+
+		sum->m2r_total += READ_ONCE(c->m2r_total);
+		sum->m2r_core += READ_ONCE(c->m2r_core);
+		sum->m2r_copy += READ_ONCE(c->m2r_copy);
+		sum->m2r_table += READ_ONCE(c->m2r_table);
+		sum->m2r_clocks += READ_ONCE(c->m2r_clocks);
+		sum->folio_free_ns += READ_ONCE(c->folio_free_ns);
+		sum->folio_free_calls += READ_ONCE(c->folio_free_calls);
+		sum->invalidate_ns += READ_ONCE(c->invalidate_ns);
+		sum->invalidate_calls += READ_ONCE(c->invalidate_calls);
+	}
+}
 
 /*
  * Timing (the timing parameter) of one operation: where its time went, as
@@ -431,9 +472,13 @@ static int upb_copy_from_device(struct upb_devmem *mem,
 				const unsigned long *src, struct page **dst,
 				unsigned long npages)
 {
+	unsigned int delay = READ_ONCE(copy_from_delay_ms);
 	struct page *page;
 	unsigned long i;
 
+	/* A slow device: the benchmarks' check of the core-time split. */
+	if (delay)
+		msleep(min(delay, 10000U));
 	for (i = 0; i < npages; i++) {
 		page = upb_devmem_page(mem, src[i]);
 		if (WARN_ON_ONCE(!page))
@@ -492,8 +537,8 @@ static void upb_devpages_free(struct page *page, unsigned long nr)
 	for (i = 0; i < nr; i++)
 		upb_devmem_free(&udev->mem, index + i);
 	if (on) {
-		atomic64_add(ktime_get_ns() - t0, &udev->folio_free_ns);
-		atomic64_inc(&udev->folio_free_calls);
+		upb_tcount_add(udev, folio_free_ns, ktime_get_ns() - t0);
+		upb_tcount_add(udev, folio_free_calls, 1);
 	}
 }
 
@@ -688,8 +733,8 @@ static bool upb_invalidate(struct mmu_interval_notifier *mni,
 				      (range->end - 1) >> PAGE_SHIFT);
 	mutex_unlock(&f->lock);
 	if (on) {
-		atomic64_add(ktime_get_ns() - t0, &f->udev->invalidate_ns);
-		atomic64_inc(&f->udev->invalidate_calls);
+		upb_tcount_add(f->udev, invalidate_ns, ktime_get_ns() - t0);
+		upb_tcount_add(f->udev, invalidate_calls, 1);
 	}
 	return true;
 }
@@ -732,8 +777,10 @@ static int upb_to_device(struct upb_file *f, struct vm_area_struct *vma,
 
 	t = upb_clock(tm);
 	ret = migrate_vma_setup(&args);
-	if (tm)
+	if (tm) {
 		tm->t.core += upb_since(tm, t);
+		tm->nclocks++;
+	}
 	if (ret)
 		return ret;
 	if (!args.cpages)
@@ -787,8 +834,10 @@ static int upb_to_device(struct upb_file *f, struct vm_area_struct *vma,
 	}
 	t = upb_clock(tm);
 	migrate_vma_pages(&args);
-	if (tm)
+	if (tm) {
 		tm->t.core += upb_since(tm, t);
+		tm->nclocks++;
+	}
 	moved = upb_migrated(&args);
 	t = upb_clock(tm);
 	upb_table_update(udev, &args, cmd->flags & UPB_F_NOMAP ?
@@ -798,8 +847,10 @@ static int upb_to_device(struct upb_file *f, struct vm_area_struct *vma,
 		t = upb_clock(tm);
 	}
 	migrate_vma_finalize(&args);
-	if (tm)
+	if (tm) {
 		tm->t.core += upb_since(tm, t);
+		tm->nclocks++;
+	}
 
 	atomic_long_add(moved, &udev->to_device);
 	cmd->npages += moved;
@@ -844,8 +895,10 @@ static int upb_to_ram(struct upb_device *udev, struct vm_area_struct *vma,
 	*moved = 0;
 	t = upb_clock(tm);
 	ret = migrate_vma_setup(&args);
-	if (tm)
+	if (tm) {
 		tm->t.core += upb_since(tm, t);
+		tm->nclocks++;
+	}
 	if (ret)
 		return ret;
 	if (!args.cpages)
@@ -917,8 +970,10 @@ static int upb_to_ram(struct upb_device *udev, struct vm_area_struct *vma,
 	}
 	t = upb_clock(tm);
 	migrate_vma_pages(&args);
-	if (tm)
+	if (tm) {
 		tm->t.core += upb_since(tm, t);
+		tm->nclocks++;
+	}
 	*moved = upb_migrated(&args);
 	/*
 	 * Drops the last reference to the source device pages (folio_free),
@@ -926,8 +981,10 @@ static int upb_to_ram(struct upb_device *udev, struct vm_area_struct *vma,
 	 */
 	t = upb_clock(tm);
 	migrate_vma_finalize(&args);
-	if (tm)
+	if (tm) {
 		tm->t.core += upb_since(tm, t);
+		tm->nclocks++;
+	}
 
 	atomic_long_add(*moved, &udev->from_device);
 	return 0;
@@ -959,11 +1016,12 @@ static vm_fault_t upb_migrate_to_ram(struct vm_fault *vmf)
 			 &moved, tm);
 	upb_bufs_free(&b);
 	if (tm) {
-		atomic64_add(upb_since(tm, t0), &udev->m2r_total);
-		atomic64_add(timer.t.core, &udev->m2r_core);
-		atomic64_add(timer.t.copy, &udev->m2r_copy);
-		atomic64_add(timer.t.table, &udev->m2r_table);
-		atomic64_add(timer.nclocks, &udev->m2r_clocks);
+		/* this fault's own clock pair is in its core time too */
+		upb_tcount_add(udev, m2r_total, upb_since(tm, t0));
+		upb_tcount_add(udev, m2r_core, timer.t.core);
+		upb_tcount_add(udev, m2r_copy, timer.t.copy);
+		upb_tcount_add(udev, m2r_table, timer.t.table);
+		upb_tcount_add(udev, m2r_clocks, timer.nclocks + 1);
 	}
 	if (ret == -ENOMEM)
 		return VM_FAULT_OOM;
@@ -1099,6 +1157,7 @@ static int upb_ioctl_migrate(struct upb_file *f, void __user *uarg,
 	struct upb_timer timer = {}, *tm = READ_ONCE(timing) ? &timer : NULL;
 	struct upb_device *udev = f->udev;
 	u64 t0, cb_ns = 0, cb_calls = 0;
+	struct upb_tcount tc;
 	struct upb_migrate cmd;
 	int ret;
 
@@ -1128,20 +1187,18 @@ static int upb_ioctl_migrate(struct upb_file *f, void __user *uarg,
 	 * benchmark runs one operation at a time).
 	 */
 	if (tm) {
-		cb_ns = atomic64_read(&udev->invalidate_ns) +
-			atomic64_read(&udev->folio_free_ns);
-		cb_calls = atomic64_read(&udev->invalidate_calls) +
-			   atomic64_read(&udev->folio_free_calls);
+		upb_tcount_read(udev, &tc);
+		cb_ns = tc.invalidate_ns + tc.folio_free_ns;
+		cb_calls = tc.invalidate_calls + tc.folio_free_calls;
 	}
 	ret = upb_migrate(f, &cmd, to_device, tm);
 	if (ret)
 		return ret;
 	cmd.t.total = ktime_get_ns() - t0;
 	if (tm) {
-		cb_ns = atomic64_read(&udev->invalidate_ns) +
-			atomic64_read(&udev->folio_free_ns) - cb_ns;
-		cb_calls = atomic64_read(&udev->invalidate_calls) +
-			   atomic64_read(&udev->folio_free_calls) - cb_calls;
+		upb_tcount_read(udev, &tc);
+		cb_ns = tc.invalidate_ns + tc.folio_free_ns - cb_ns;
+		cb_calls = tc.invalidate_calls + tc.folio_free_calls - cb_calls;
 		cmd.t.callbacks = cb_ns;
 		cmd.t.core = timer.t.core > cb_ns ? timer.t.core - cb_ns : 0;
 		cmd.t.copy = timer.t.copy;
@@ -1281,6 +1338,7 @@ static int upb_ioctl_ceiling(struct upb_file *f, void __user *uarg)
 static void upb_read_stats(struct upb_device *udev, struct upb_stats *st)
 {
 	struct upb_devmem *mem = &udev->mem;
+	struct upb_tcount tc;
 
 	memset(st, 0, sizeof(*st));
 	spin_lock(&mem->lock);
@@ -1290,15 +1348,16 @@ static void upb_read_stats(struct upb_device *udev, struct upb_stats *st)
 	st->to_device = atomic_long_read(&udev->to_device);
 	st->from_device = atomic_long_read(&udev->from_device);
 	st->cpu_faults = atomic_long_read(&udev->cpu_faults);
-	st->m2r_total = atomic64_read(&udev->m2r_total);
-	st->m2r_core = atomic64_read(&udev->m2r_core);
-	st->m2r_copy = atomic64_read(&udev->m2r_copy);
-	st->m2r_table = atomic64_read(&udev->m2r_table);
-	st->m2r_clocks = atomic64_read(&udev->m2r_clocks);
-	st->folio_free_ns = atomic64_read(&udev->folio_free_ns);
-	st->folio_free_calls = atomic64_read(&udev->folio_free_calls);
-	st->invalidate_ns = atomic64_read(&udev->invalidate_ns);
-	st->invalidate_calls = atomic64_read(&udev->invalidate_calls);
+	upb_tcount_read(udev, &tc);
+	st->m2r_total = tc.m2r_total;
+	st->m2r_core = tc.m2r_core;
+	st->m2r_copy = tc.m2r_copy;
+	st->m2r_table = tc.m2r_table;
+	st->m2r_clocks = tc.m2r_clocks;
+	st->folio_free_ns = tc.folio_free_ns;
+	st->folio_free_calls = tc.folio_free_calls;
+	st->invalidate_ns = tc.invalidate_ns;
+	st->invalidate_calls = tc.invalidate_calls;
 }
 
 static int upb_ioctl_stats(struct upb_file *f, void __user *uarg)
@@ -1333,6 +1392,8 @@ static int upb_ioctl_calibrate(struct upb_file *f, void __user *uarg)
 	for (i = 0; i < cal.iters; i++) {
 		t1 = ktime_get_ns();
 		t1 = ktime_get_ns();
+		if (!((i + 1) % 4096))
+			cond_resched();
 	}
 	(void)t1;
 	cal.ktime_pair_ps = div64_u64((ktime_get_ns() - t0) * 1000, cal.iters);
