@@ -32,7 +32,8 @@ Python 3 standard library only.
   workers of one implementation; its interval should contain 1.
 - Core-time split check (hmm-bench -T, row split_check): listed apart,
   not compared; if one failed, no ROW_core target gets a verdict ("split
-  check failed").
+  check failed"), nor if a boot with ROW_core samples lacks a passing
+  check of both timed workers in both legs ("split check missing").
 - Fraction of the in-kernel ceiling: migrate_to_dev / ceiling_copy_page
   (and dev_read_* / ceiling_read), paired by (boot, rep), with the same
   interval; flagged if the interval lies above 1.
@@ -290,6 +291,21 @@ class Pairs:
                 (percentile(mr, 2.5), percentile(mr, 97.5)))
 
 
+def split_gate(data, key):
+    """Why a ROW_core row gets no verdict: a split check failed, or a boot
+    with ROW_core samples lacks a passing one of both timed workers and
+    both legs; None if none."""
+    if any(n for _, _, _, n in data.split):
+        return "split check failed"
+    ok = {(b, i) for b, i, _, n in data.split if not n}
+    for impls in data.samples.get(key, {}).values():
+        for boot in impls:
+            for i in ("ours_t_to", "ours_t_back", "upstream_t_to", "upstream_t_back"):
+                if (boot, i) not in ok:
+                    return "split check missing"
+    return None
+
+
 def verdict(lo, hi, target):
     if target is None:
         return "-"
@@ -346,8 +362,8 @@ def analyse(data, pairs, aa, targets, nboot, seed):
                 "medians": pr.per_boot_medians(), "unit": data.units.get(key, ""),
                 "n": (nb, npairs), "first": first, "second": second, "nfirst": nf,
                 "nsecond": ns, "order_flag": order_flag, "target": t,
-                "verdict": ("split check failed" if key[0].endswith("_core") and
-                            t is not None and any(n for _, _, _, n in data.split)
+                "verdict": (split_gate(data, key) if key[0].endswith("_core") and
+                            t is not None and split_gate(data, key)
                             else verdict(lo, hi, t)), "hib": pr.hib})
             if order_flag:
                 out["warnings"].append(

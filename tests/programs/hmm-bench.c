@@ -2187,10 +2187,11 @@ static int w_ceiling(struct wctx *c, const struct wcmd *cmd)
  * what the copy bucket grew (the delay shows end to end), the core time by
  * less than a quarter of it either way (driver time neither leaked into
  * the core's nor was taken out of it twice), and both core times are
- * positive.
+ * positive. A gross check: it catches a copy bucket counted on the wrong
+ * side, not an error of a few milliseconds (the core times are 3-10 ms),
+ * and it exercises only the copy buckets.
  */
 #define SPLIT_DELAY_MS	50
-static void timed_knobs_off(void);
 
 static int w_split(struct wctx *c, int back)
 {
@@ -2607,6 +2608,10 @@ static void run_migrate(void)
 		ktime_call_ns = cal.ktime_pair_ps / 2000.0;
 		fprintf(stderr, "hmm-bench: UPB_CALIBRATE: ktime_get_ns() pair %.1f ns, pool alloc+free %.1f ns\n",
 			cal.ktime_pair_ps / 1000.0, cal.alloc_free_pair_ps / 1000.0);
+		/* for bench.sh's env-NAME.txt */
+		printf("# env: hmm-bench.ktime_pair_ns=%.1f hmm-bench.alloc_free_pair_ns=%.1f\n",
+		       cal.ktime_pair_ps / 1000.0, cal.alloc_free_pair_ps / 1000.0);
+		fflush(stdout);
 	}
 #endif
 	if (timed_workers && ktime_call_ns < 0)
