@@ -1777,7 +1777,7 @@ static void send_core(struct wctx *c, const struct wmsg *e2e, double work,
 	m.note[0] = 0;
 	if (m.partial)
 		addf(m.note, sizeof(m.note), "partial");
-	snprintf(m.row, sizeof(m.row), "%s_core", e2e->row);
+	snprintf(m.row, sizeof(m.row), "%.26s_core", e2e->row);
 	m.have_t = 1;
 	core_split(c, a, b, e2e_ns, t6, &core, m.t);
 	m.value = core > 0 ? work / (core * 1e-9) : 0;
