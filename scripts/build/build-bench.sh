@@ -59,6 +59,23 @@ else
 	echo "build-bench: built $out/bench/hmm-bench (no drivers/char/hmm_dummy_uapi.h: upstream rows only)" >&2
 fi
 
+# build_module NAME DIR: make the module NAME.ko in DIR (a copy of its
+# source under OUT_DIR, made by the caller) against BUILD_DIR, install it as
+# OUT_DIR/bench/NAME.ko and remove DIR: OUT_DIR goes into the initramfs, not
+# the objects. A failed build fails the script.
+build_module() {
+	local name=$1 dir=$2 log=$out/logs/$1.log
+
+	if ! make -C "$build" M="$dir" modules >"$log" 2>&1 || [ ! -f "$dir/$name.ko" ]; then
+		tail -n 30 "$log" >&2
+		echo "build-bench: $name.ko did not build against $build (log: $log)" >&2
+		exit 1
+	fi
+	install -m 0644 "$dir/$name.ko" "$out/bench/$name.ko"
+	rm -rf "$dir"
+	echo "build-bench: built $out/bench/$name.ko against $build" >&2
+}
+
 # The upstream competitor module, against the kernel that will boot. Built
 # from a copy, so that the repository stays clean.
 [ -n "$build" ] || exit 0
@@ -69,16 +86,7 @@ if ! grep -qx 'CONFIG_DEVICE_PRIVATE=y' "$build/.config"; then
 fi
 rm -rf "$out/upb-src"
 cp -r "$TOP/tests/programs/hmm_upstream_bench" "$out/upb-src"
-if ! make -C "$build" M="$out/upb-src" modules >"$out/logs/hmm_upstream_bench.log" 2>&1 ||
-   [ ! -f "$out/upb-src/hmm_upstream_bench.ko" ]; then
-	tail -n 30 "$out/logs/hmm_upstream_bench.log" >&2
-	echo "build-bench: hmm_upstream_bench.ko did not build against $build (log: $out/logs/hmm_upstream_bench.log)" >&2
-	exit 1
-fi
-install -m 0644 "$out/upb-src/hmm_upstream_bench.ko" "$out/bench/hmm_upstream_bench.ko"
-# OUT_DIR goes into the initramfs: not the objects.
-rm -rf "$out/upb-src"
-echo "build-bench: built $out/bench/hmm_upstream_bench.ko against $build" >&2
+build_module hmm_upstream_bench "$out/upb-src"
 
 # The timed copy of hmm_dummy, from the tree's own source (mkbody.py renames
 # what it needs and fails if the source no longer matches).
@@ -92,12 +100,4 @@ rm -rf "$out/hdt-src"
 cp -r "$TOP/tests/programs/hmm_dummy_timed" "$out/hdt-src"
 cp "$src/drivers/char/hmm_dummy_uapi.h" "$out/hdt-src/"
 python3 "$out/hdt-src/mkbody.py" "$src/drivers/char/hmm_dummy.c" >"$out/hdt-src/hmm_dummy_body.c"
-if ! make -C "$build" M="$out/hdt-src" modules >"$out/logs/hmm_dummy_timed.log" 2>&1 ||
-   [ ! -f "$out/hdt-src/hmm_dummy_timed.ko" ]; then
-	tail -n 30 "$out/logs/hmm_dummy_timed.log" >&2
-	echo "build-bench: hmm_dummy_timed.ko did not build against $build (log: $out/logs/hmm_dummy_timed.log)" >&2
-	exit 1
-fi
-install -m 0644 "$out/hdt-src/hmm_dummy_timed.ko" "$out/bench/hmm_dummy_timed.ko"
-rm -rf "$out/hdt-src"
-echo "build-bench: built $out/bench/hmm_dummy_timed.ko against $build" >&2
+build_module hmm_dummy_timed "$out/hdt-src"

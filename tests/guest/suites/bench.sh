@@ -99,34 +99,28 @@ fi
 have=$(cat /sys/module/hmm_dummy/parameters/devmem_mb 2>/dev/null)
 [ -z "$have" ] || [ "$have" -ge "$mb" ] ||
 	echo "# bench: hmm_dummy already loaded with devmem_mb=$have < $mb: ours' large migrations are partial"
-# The competitor: out of tree, built by scripts/build/build-bench.sh.
-upb=$B/hmm_upstream_bench.ko
-if [ -f $upb ] && [ ! -c /dev/hmm_upstream_bench0 ]; then
-	f0=$(memfree)
-	if insmod $upb devmem_mb="$mb"; then
-		loaded hmm_upstream_bench "$f0"
-	else
-		emit hmm_upstream_bench-load FAIL "insmod $upb devmem_mb=$mb"
-		rc=1
-	fi
-elif [ ! -f $upb ]; then
-	echo "# bench: no $upb: upstream rows skipped"
-fi
-# The timed copy of hmm_dummy, for the core-time split only.
-hdt=$B/hmm_dummy_timed.ko
-case " $args " in
-*" -T "*)
-	if [ -f $hdt ] && [ ! -c /dev/hmm_dummy_timed_device00 ]; then
+# load_ko NAME NODE WHAT: insmod /tests/bench/NAME.ko (built by
+# scripts/build/build-bench.sh) with hmm_dummy's devmem_mb, unless its
+# device node NODE is there already; without the file, say that WHAT.
+load_ko() {
+	ko=$B/$1.ko
+	if [ -f "$ko" ] && [ ! -c "$2" ]; then
 		f0=$(memfree)
-		if insmod $hdt devmem_mb="$mb"; then
-			loaded hmm_dummy_timed "$f0"
+		if insmod "$ko" devmem_mb="$mb"; then
+			loaded "$1" "$f0"
 		else
-			emit hmm_dummy_timed-load FAIL "insmod $hdt devmem_mb=$mb"
+			emit "$1-load" FAIL "insmod $ko devmem_mb=$mb"
 			rc=1
 		fi
-	elif [ ! -f $hdt ]; then
-		echo "# bench: no $hdt: no ours_t rows"
-	fi ;;
+	elif [ ! -f "$ko" ]; then
+		echo "# bench: no $ko: $3"
+	fi
+}
+# The competitor: out of tree.
+load_ko hmm_upstream_bench /dev/hmm_upstream_bench0 "upstream rows skipped"
+# The timed copy of hmm_dummy, for the core-time split only.
+case " $args " in
+*" -T "*) load_ko hmm_dummy_timed /dev/hmm_dummy_timed_device00 "no ours_t rows" ;;
 esac
 # devtmpfs creates the nodes asynchronously
 for _ in 1 2 3 4 5; do
