@@ -83,6 +83,18 @@
  *               failed copies, and then the SIGBUS pages are exactly
  *               debugfs evict_lost and poisoned. Skipped on a kernel
  *               without eviction.
+ *  batch        the cache of struct hmm_batch (failslab: cache-filter=Y
+ *               and /sys/kernel/slab/hmm_batch/failslab=1, so only that
+ *               cache fails) fails every allocation, or the nth: CPU
+ *               touches (read or write, windows 1 to 512) and close must
+ *               complete as if nothing failed (the batch comes from
+ *               kvmalloc() then), with the right data, no SIGBUS, no page
+ *               left in device memory after close, and no retried fault
+ *               ("Huh VM_FAULT_OOM leaked out" fails the path, and so do
+ *               more cache failures than pages); the cache must have been
+ *               asked (the "times" countdown drops). FAIL
+ *               on a kernel without the cache, or with it merged into
+ *               another (its failslab attribute cannot be set).
  *
  * After each iteration debugfs in_use of both devices must be back to its
  * starting value (exact) and the fail_copy knobs are reset. After each path:
@@ -152,16 +164,20 @@
 #define CHILD_TMO	15	/* s: alarm() of a child (runs take < 1 s) */
 #define PARENT_TMO	(CHILD_TMO + 10)
 
-enum { A_SLAB = 1, A_PAGE = 2, A_BOTH = 3 };
-static const char *const alloc_name[] = { "-", "slab", "page", "slab+page" };
+/* A_BATCH: only the hmm_batch slab cache (its failslab attribute). */
+enum { A_SLAB = 1, A_PAGE = 2, A_BOTH = 3, A_BATCH = 4 };
+static const char *const alloc_name[] = {
+	"-", "slab", "page", "slab+page", "batch-cache"
+};
+#define BATCH_FAILSLAB	"/sys/kernel/slab/hmm_batch/failslab"
 
 enum path {
 	P_MIRROR, P_MIGRATE, P_BACK, P_BACK_MEMCG, P_POISON, P_CLOSE, P_FORK,
-	P_EVICT, NPATHS
+	P_EVICT, P_BATCH, NPATHS
 };
 static const char *const path_name[NPATHS] = {
 	"mirror", "migrate", "back", "back-memcg", "poison", "close", "fork",
-	"evict",
+	"evict", "batch",
 };
 
 /* Operations and pre-states (variants); which apply depends on the path. */
@@ -177,6 +193,8 @@ enum { X_FAULT, X_CLOSE, X_OTHERDEV, X_FORK, NV_POISON };
 enum { C_CLOSE, C_CLOSE_MIRRORED, C_EXIT, C_MUNMAP, NV_CLOSE };
 /* evict: without and with HMM_EVICT_WAIT, or with failing copies */
 enum { E_NOWAIT, E_WAIT, E_COPY, NV_EVICT };
+/* batch: where the batch is allocated */
+enum { B_FAULT, B_CLOSE, NV_BATCH };
 static const char *const var_name[NPATHS][5] = {
 	[P_MIRROR] = { "none", "cpu", "otherdev", "owndev" },
 	[P_MIGRATE] = { "cpu", "none", "mix", "thp" },
@@ -186,6 +204,7 @@ static const char *const var_name[NPATHS][5] = {
 	[P_CLOSE] = { "close", "close-mirrored", "exit", "munmap" },
 	[P_FORK] = { "-" },
 	[P_EVICT] = { "nowait", "wait", "copy" },
+	[P_BATCH] = { "fault", "close" },
 };
 
 /* One iteration: what to inject and what to run. */
@@ -411,6 +430,8 @@ static void knobs_restore(void)
 			write_str(saved_knobs[i], saved_val[i]);
 	set_fail_copy(0, 0);
 	set_fail_copy(1, 0);
+	if (!access(BATCH_FAILSLAB, W_OK))
+		write_str(BATCH_FAILSLAB, "0");
 }
 
 static void knob_restore(const char *path)
@@ -448,17 +469,19 @@ static int fi_setup(void)
 /*
  * Arm the global side for @it. An allocator that must not fail is filtered
  * out before should_fail_ex(), so it neither fails nor counts for fail-nth:
- * failslab by cache-filter=Y (no cache has SLAB_FAILSLAB), fail_page_alloc
- * by a min-order above any order.
+ * failslab by cache-filter=Y (no cache has SLAB_FAILSLAB but hmm_batch for
+ * A_BATCH), fail_page_alloc by a min-order above any order.
  */
 static void fi_arm_global(const struct iter *it)
 {
-	int slab = it->alloc & A_SLAB, page = it->alloc & A_PAGE;
+	int slab = it->alloc & (A_SLAB | A_BATCH), page = it->alloc & A_PAGE;
 	long times = it->times < 0 ? BIG_TIMES : it->times;
 
 	write_str(FSLAB "probability", "0");
 	write_str(FPAGE "probability", "0");
-	write_str(FSLAB "cache-filter", slab ? "N" : "Y");
+	write_str(FSLAB "cache-filter", it->alloc & A_SLAB ? "N" : "Y");
+	if (it->alloc & A_BATCH)
+		write_str(BATCH_FAILSLAB, "1");
 	write_str(FPAGE "min-order", page ? "0" : "64");
 	if (it->nth) {
 		write_str(FSLAB "times", "-1");
@@ -482,9 +505,11 @@ static long fi_disarm_global(const struct iter *it)
 
 	write_str(FSLAB "probability", "0");
 	write_str(FPAGE "probability", "0");
+	if (it->alloc & A_BATCH)
+		write_str(BATCH_FAILSLAB, "0");
 	if (it->nth)
 		return 0;
-	if (it->alloc & A_SLAB) {
+	if (it->alloc & (A_SLAB | A_BATCH)) {
 		t = read_long(FSLAB "times");
 		if (t >= 0)
 			n += times - t;
@@ -1539,7 +1564,8 @@ static void it_desc(const struct iter *it, char *b, size_t len)
 	n = snprintf(b, len, "%s dev%d %s", path_name[it->path], it->dev,
 		     var_name[it->path][it->variant]);
 	if (it->path == P_MIRROR || it->path == P_BACK ||
-	    it->path == P_BACK_MEMCG)
+	    it->path == P_BACK_MEMCG ||
+	    (it->path == P_BATCH && it->variant == B_FAULT))
 		n += snprintf(b + n, len - n, " %s", op_name[it->op]);
 	n += snprintf(b + n, len - n, " np=%ld", it->np);
 	if (it->window)
@@ -1618,6 +1644,16 @@ static void child_main(const struct iter *it)
 		break;
 	case P_EVICT:
 		child_evict(it);
+		break;
+	case P_BATCH:
+		if (it->variant == B_FAULT) {
+			child_back(it);
+		} else {
+			struct iter c = *it;
+
+			c.variant = C_CLOSE;
+			child_close(&c);
+		}
 		break;
 	default:
 		break;
@@ -1773,6 +1809,34 @@ static int run_iter(const struct iter *it, int sweep)
 	if (res->failed) {
 		snprintf(why + strlen(why), sizeof(why) - strlen(why), "%s%s",
 			 why[0] ? "; " : "", res->msg);
+		failed = 1;
+	}
+	/*
+	 * Only the batch's cache fails: the batch comes from kvmalloc(), and
+	 * close brings everything back. Every allocation failing, the cache
+	 * must have been asked (a batch no longer from it tests nothing).
+	 */
+	if (it->path == P_BATCH && res->left) {
+		snprintf(why + strlen(why), sizeof(why) - strlen(why),
+			 "%s%ld pages left in device memory after close",
+			 why[0] ? "; " : "", res->left);
+		failed = 1;
+	}
+	if (it->path == P_BATCH && !it->nth && !injected && !hang) {
+		snprintf(why + strlen(why), sizeof(why) - strlen(why),
+			 "%sthe hmm_batch cache was never asked",
+			 why[0] ? "; " : "");
+		failed = 1;
+	}
+	/*
+	 * One batch per fault or close: more failures than pages means that
+	 * faults were retried for want of a batch (the log's "Huh" notices
+	 * that say so are rate limited).
+	 */
+	if (it->path == P_BATCH && injected > it->np) {
+		snprintf(why + strlen(why), sizeof(why) - strlen(why),
+			 "%sthe hmm_batch cache failed %ld times for %ld pages: faults retried",
+			 why[0] ? "; " : "", injected, it->np);
 		failed = 1;
 	}
 	if (!in_use_back(got)) {
@@ -2030,6 +2094,50 @@ static void plan_poison(void)
 		it.dev = rndn(2);
 		it.seed = rnd();
 		run_iter(&it, 0);
+	}
+}
+
+/*
+ * The hmm_batch cache fails, every time or the nth time; nothing else does.
+ * With probability 100 and no limit, a fault that returned VM_FAULT_OOM for
+ * want of a batch would be retried until CHILD_TMO: a hang.
+ */
+static void plan_batch(void)
+{
+	static const int wins[] = { 1, 4, 16, 512 };
+	struct iter it = { .path = P_BATCH, .alloc = A_BATCH, .np = 16 };
+	int wi, op, d;
+
+	for (wi = 0; wi < 4; wi++) {
+		for (op = OP_READ; op <= OP_WRITE; op++) {
+			it.variant = B_FAULT;
+			it.window = wins[wi];
+			it.op = op;
+			it.ordered = op == OP_READ;
+			it.dev = (wi + op) & 1;
+			it.nth = 0;
+			it.prob = 100;
+			it.interval = 1;
+			it.times = -1;
+			it.seed = rnd();
+			run_iter(&it, 0);
+			if (wi == 0 || wi == 3)
+				sweep(it, 8);
+		}
+	}
+	it.window = 0;
+	it.ordered = 0;
+	for (d = 0; d < 2; d++) {
+		it.variant = B_CLOSE;
+		it.dev = d;
+		it.np = 64;
+		it.nth = 0;
+		it.prob = 100;
+		it.interval = 1;
+		it.times = -1;
+		it.seed = rnd();
+		run_iter(&it, 0);
+		sweep(it, 4);
 	}
 }
 
@@ -2402,6 +2510,13 @@ static int run_path(enum path p)
 		skip(path_name[p], "no eviction (debugfs device0_evict)");
 		return 0;
 	}
+	/* Merged into another cache, its failslab attribute refuses 1. */
+	if (p == P_BATCH && (write_str(BATCH_FAILSLAB, "1") ||
+			     write_str(BATCH_FAILSLAB, "0"))) {
+		result(path_name[p], 0,
+		       "cannot set %s: no hmm_batch cache of its own", BATCH_FAILSLAB);
+		return 1;
+	}
 	acct_snap(&a0);
 	kmsg_start();
 	switch (p) {
@@ -2428,6 +2543,9 @@ static int run_path(enum path p)
 		break;
 	case P_EVICT:
 		plan_evict();
+		break;
+	case P_BATCH:
+		plan_batch();
 		break;
 	default:
 		break;
@@ -2464,6 +2582,12 @@ static int run_path(enum path p)
 	       path_name[p], lines, bad, notes);
 
 	ok = !ps->fails && ps->iters > 0;
+	/* kmsg_known[0]: a fault returned VM_FAULT_OOM for want of a batch. */
+	if (p == P_BATCH && known[0]) {
+		printf("hmm-finj: %s: FAIL: %ld retried faults (VM_FAULT_OOM) with only the batch cache failing\n",
+		       path_name[p], known[0]);
+		ok = 0;
+	}
 	snprintf(name, sizeof(name), "%s", path_name[p]);
 	fails += result(name, ok,
 			"injected=%ld survived=%ld iterations=%ld hit=%ld success=%ld enomem=%ld efault=%ld retried=%ld sigbus=%ld oom_kills=%ld hangs=%ld failed=%ld%s",
