@@ -90,9 +90,11 @@
  *               complete as if nothing failed (the batch comes from
  *               kvmalloc() then), with the right data, no SIGBUS, no page
  *               left in device memory after close, and no retried fault
- *               ("Huh VM_FAULT_OOM leaked out" fails the path, and so do
- *               more cache failures than pages); the cache must have been
- *               asked (the "times" countdown drops). FAIL
+ *               ("Huh VM_FAULT_OOM leaked out" fails the path), and the
+ *               cache must have failed exactly once per batch: once per
+ *               window the range meets (the "times" countdown), once per
+ *               close (which cannot tell kvmalloc() from the static
+ *               reserve of hmm_migrate_back()). FAIL
  *               on a kernel without the cache, or with it merged into
  *               another (its failslab attribute cannot be set).
  *
@@ -235,6 +237,7 @@ struct cres {
 	long sigbus;		/* poisoned pages seen (SIGBUS) */
 	long left;		/* close: device pages left after close */
 	long consumed;		/* poison: copy failures the kernel consumed */
+	long batches;		/* batch: batches the operation allocates */
 	char msg[512];
 };
 
@@ -1053,6 +1056,16 @@ static void child_back(const struct iter *it)
 	if (ret)
 		return cfail("setup: MIGRATE_TO: %s", strerror(-ret));
 	res->count = m;
+	/*
+	 * batch: the first touch in each window brings its whole run back,
+	 * one fault and one batch per window the range meets.
+	 */
+	if (it->path == P_BATCH) {
+		uintptr_t w = (uintptr_t)(it->window ? it->window : 1) * PG;
+
+		res->batches = ((uintptr_t)a + (np - 1) * PG) / w -
+			       (uintptr_t)a / w + 1;
+	}
 	shuffle(order, np);
 	if (it->ordered)
 		for (i = 0; i < np; i++)
@@ -1651,6 +1664,8 @@ static void child_main(const struct iter *it)
 		} else {
 			struct iter c = *it;
 
+			/* One hmm_migrate_back() of the device's memory. */
+			res->batches = 1;
 			c.variant = C_CLOSE;
 			child_close(&c);
 		}
@@ -1829,14 +1844,18 @@ static int run_iter(const struct iter *it, int sweep)
 		failed = 1;
 	}
 	/*
-	 * One batch per fault or close: more failures than pages means that
-	 * faults were retried for want of a batch (the log's "Huh" notices
-	 * that say so are rate limited).
+	 * Every allocation of the cache failing, each batch asked it once:
+	 * more failures mean faults retried for want of a batch (the log's
+	 * "Huh" notices that say so are rate limited), fewer a batch taken
+	 * elsewhere. The close variant cannot tell kvmalloc() from the static
+	 * reserve of hmm_migrate_back(): it checks that close completes.
 	 */
-	if (it->path == P_BATCH && injected > it->np) {
+	if (it->path == P_BATCH && !it->nth && !hang &&
+	    injected != res->batches) {
 		snprintf(why + strlen(why), sizeof(why) - strlen(why),
-			 "%sthe hmm_batch cache failed %ld times for %ld pages: faults retried",
-			 why[0] ? "; " : "", injected, it->np);
+			 "%sthe hmm_batch cache failed %ld times for %ld batches%s",
+			 why[0] ? "; " : "", injected, res->batches,
+			 injected > res->batches ? ": faults retried" : "");
 		failed = 1;
 	}
 	if (!in_use_back(got)) {
