@@ -1063,6 +1063,11 @@ static void child_back(const struct iter *it)
 	if (it->path == P_BATCH) {
 		uintptr_t w = (uintptr_t)(it->window ? it->window : 1) * PG;
 
+		/* The count below assumes every page is in device memory. */
+		if (m != np)
+			return cfail("setup: MIGRATE_TO moved %ld of %ld pages",
+				     m, np);
+
 		res->batches = ((uintptr_t)a + (np - 1) * PG) / w -
 			       (uintptr_t)a / w + 1;
 	}
