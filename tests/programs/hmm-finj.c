@@ -2121,10 +2121,21 @@ static void plan_poison(void)
 	}
 }
 
+/* Probability mode, every allocation fails, no limit of our own. */
+static void prob_always(struct iter *it)
+{
+	it->nth = 0;
+	it->prob = 100;
+	it->interval = 1;
+	it->times = -1;
+	it->seed = rnd();
+}
+
 /*
  * The hmm_batch cache fails, every time or the nth time; nothing else does.
- * With probability 100 and no limit, a fault that returned VM_FAULT_OOM for
- * want of a batch would be retried until CHILD_TMO: a hang.
+ * Every time, a fault that returned VM_FAULT_OOM for want of a batch would
+ * be retried until failslab's countdown (BIG_TIMES) ran out: the exact
+ * count in run_iter() fails it.
  */
 static void plan_batch(void)
 {
@@ -2139,11 +2150,7 @@ static void plan_batch(void)
 			it.op = op;
 			it.ordered = op == OP_READ;
 			it.dev = (wi + op) & 1;
-			it.nth = 0;
-			it.prob = 100;
-			it.interval = 1;
-			it.times = -1;
-			it.seed = rnd();
+			prob_always(&it);
 			run_iter(&it, 0);
 			if (wi == 0 || wi == 3)
 				sweep(it, 8);
@@ -2155,11 +2162,7 @@ static void plan_batch(void)
 		it.variant = B_CLOSE;
 		it.dev = d;
 		it.np = 64;
-		it.nth = 0;
-		it.prob = 100;
-		it.interval = 1;
-		it.times = -1;
-		it.seed = rnd();
+		prob_always(&it);
 		run_iter(&it, 0);
 		sweep(it, 4);
 	}
