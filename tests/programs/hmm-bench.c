@@ -6,7 +6,7 @@
  *   ours      the series: hmm_dummy device 0 (pfn entries)
  *   upstream  upstream's DEVICE_PRIVATE/migrate_vma API as a driver would
  *             use it: tests/programs/hmm_upstream_bench/ (out of tree,
- *             /dev/hmm_upstream_bench0; migrate group only for now)
+ *             /dev/hmm_upstream_bench0; migrate group only)
  *   test_hmm  lib/test_hmm.c (/dev/hmm_dmirror0), a labelled reference.
  *             Before issue 19 this column said "upstream" (and
  *             "upstream_lru", "upstream_rel"); scripts/bench.sh --compare
@@ -37,9 +37,20 @@
  *                                page; ours_ad: ours with device 0's window
  *                                "adaptive" (debugfs device0_window), if
  *                                the driver has one
- *   dev_read_migrated ours|test_hmm 4k   device read of a range the device
- *                                had read, right after migrating it to its
- *                                memory (ours: the spared mirror, no fault)
+ *   dev_read1, dev_read2 ours|upstream|test_hmm 4k   migrate group: first
+ *                                and second device read of the sample's
+ *                                CPU-written sub-ranges (the first faults
+ *                                every entry in); 16-page accesses and
+ *                                512-page faults on ours and upstream
+ *   dev_read1_core, dev_read1_coretab  ours_t|upstream_t 4k   -T: MiB per
+ *                                second of the first read's device-fault
+ *                                core time, without (_core, upstream) and
+ *                                with (_coretab) the device table fill
+ *   dev_read_migrated ours|upstream|test_hmm 4k   device read of a range
+ *                                the device had read, right after
+ *                                migrating it to its memory (ours: the
+ *                                spared mirror; upstream: its table
+ *                                update; no fault on either)
  *   ceiling_copy_page kernel 4k  hmm_upstream_bench's UPB_CEILING mode 0:
  *                                copy_highpage of the same number of pages
  *                                into device pool pages, in the kernel (the
@@ -429,19 +440,40 @@ static int dev_open(enum impl i)
 
 /* Ours: pages of the last dev_read() that were read in device memory. */
 static unsigned long ours_read_ndev;
+#if HAVE_UPB
+/* Upstream: the answer of the last dev_read() (times, counters). */
+static struct upb_rw upb_last_rw;
+#endif
 
 /*
  * Device read of [p, p + size) into dst, one ioctl. Returns the number of
  * entries the device had to fault in (ours: nfaulted_sys_pages, which counts
- * entries of device pages too; upstream: number of dmirror_fault() calls,
- * each faulting the whole rest).
+ * entries of device pages too; hmm_upstream_bench: nfaulted, the same;
+ * test_hmm: number of dmirror_fault() calls, each faulting the whole rest).
  */
 static unsigned long dev_read(enum impl i, int fd, char *p, unsigned long size,
 			      char *dst)
 {
 	int ret;
 
-	if (i == OURS) {
+	if (i == UPB) {
+#if HAVE_UPB
+		struct upb_rw rw = {
+			.addr = (uintptr_t)p, .size = size, .ptr = (uintptr_t)dst,
+		};
+
+		ret = ioctl_restart(fd, UPB_READ, &rw);
+		if (ret)
+			die("UPB_READ");
+		if (rw.nsys + rw.ndev != size / PG)
+			die("UPB_READ read %llu+%llu pages of %lu",
+			    (unsigned long long)rw.nsys,
+			    (unsigned long long)rw.ndev, size / PG);
+		upb_last_rw = rw;
+		return rw.nfaulted;
+#endif
+		return 0;
+	} else if (i == OURS) {
 #if HAVE_HMM_DUMMY
 		struct hmm_dummy_read rd = {
 			.address = (uintptr_t)p, .size = size,
@@ -1531,6 +1563,8 @@ struct wctx {
 	unsigned long long nclocks;	/* upstream_t: UPB_MIGRATE_TO's, summed */
 	char *dst;		/* test_hmm: its copy back goes here */
 	unsigned long dst_size;
+	char *rbuf;		/* the device reads' destination */
+	unsigned long rbuf_size;
 };
 
 static int read_full(int fd, void *buf, size_t n)
@@ -1660,9 +1694,9 @@ static int timed_workers;		/* -T */
 static double ktime_call_ns = -1;	/* half a UPB_CALIBRATE pair; -1 unknown */
 
 enum { TK_OURS_MIG, TK_OURS_ALLOC, TK_OURS_FREE, TK_OURS_COPY_TO,
-       TK_OURS_COPY_FROM, TK_OURS_UPDATE, TK_OURS_N };
+       TK_OURS_COPY_FROM, TK_OURS_UPDATE, TK_OURS_FAULT, TK_OURS_N };
 static const char *ours_tkeys[] = { "migrate", "alloc", "free", "copy_to",
-				    "copy_from", "update" };
+				    "copy_from", "update", "fault" };
 enum { TK_UPB_TOTAL, TK_UPB_CORE, TK_UPB_COPY, TK_UPB_TABLE, TK_UPB_CLOCKS,
        TK_UPB_FF, TK_UPB_FF_CALLS, TK_UPB_INV, TK_UPB_INV_CALLS,
        TK_UPB_FAULTS, TK_UPB_N };
@@ -1670,7 +1704,7 @@ static const char *upb_tkeys[] = { "m2r_total_ns", "m2r_core_ns", "m2r_copy_ns",
 				   "m2r_table_ns", "m2r_clocks", "folio_free_ns",
 				   "folio_free_calls", "invalidate_ns",
 				   "invalidate_calls", "cpu_faults" };
-#define TK_MAX 12
+#define TK_MAX 16
 
 /*
  * A timed worker's counters, read at once: ours_t KEY_ns at [i] and
@@ -1734,7 +1768,7 @@ static void core_split(const struct wctx *c, const long long *a, const long long
 		t[4] = d[TK_OURS_UPDATE];
 		/* the callbacks' pairs, and for a migration its own */
 		nclk = e2e_ns > 0 ? 0 : d[TK_OURS_N + TK_OURS_MIG];
-		for (int i = TK_OURS_ALLOC; i < TK_OURS_N; i++)
+		for (int i = TK_OURS_ALLOC; i <= TK_OURS_UPDATE; i++)
 			nclk += d[TK_OURS_N + i];
 		total = e2e_ns > 0 ? e2e_ns : d[TK_OURS_MIG];
 		drv = t[1] + t[2] + t[4];
@@ -1947,6 +1981,153 @@ static void w_sparse(struct wctx *c, const struct wcmd *cmd, int check, int mode
 		send_core(c, &m, nt, ta, tb, t * 1e9, NULL);
 }
 
+/*
+ * A timed worker's dev_read1_core and dev_read1_coretab samples (see
+ * w_read()) beside its dev_read1 sample @e2e, for @mib MiB: ours from the
+ * counters before (@a) and after (@b) the reads; upstream from the sums of
+ * its UPB_READ answers, @ut (core copy devmem table cb total), @nclk clock
+ * pairs inside the core intervals and @tclk table intervals.
+ */
+static void send_read_core(struct wctx *c, const struct wmsg *e2e, double mib,
+			   const long long *a, const long long *b,
+			   const unsigned long long *ut, unsigned long long nclk,
+			   unsigned long long tclk)
+{
+	double kc = ktime_call_ns > 0 ? ktime_call_ns : 0, core, table;
+	unsigned long long t[6] = { 0 };
+
+	if (c->impl == OURS) {
+		long long fault = b[TK_OURS_FAULT] - a[TK_OURS_FAULT];
+		long long upd = b[TK_OURS_UPDATE] - a[TK_OURS_UPDATE];
+		long long calls = b[TK_OURS_N + TK_OURS_FAULT] - a[TK_OURS_N + TK_OURS_FAULT] +
+				  b[TK_OURS_N + TK_OURS_UPDATE] - a[TK_OURS_N + TK_OURS_UPDATE];
+
+		core = fault - upd - calls * kc;
+		table = 0;	/* in hmm_mirror_fault() */
+		t[4] = upd;
+		t[5] = fault;
+	} else {
+		core = ut[0] - nclk * kc;
+		table = ut[3] - tclk * kc;
+		t[1] = ut[1];
+		t[3] = ut[3];
+		t[4] = ut[4];
+		t[5] = ut[5];
+	}
+	for (int r = 0; r < 2; r++) {
+		double v = r ? core + table : core;
+		struct wmsg m = *e2e;
+
+		/* a failed check of the reads (extra faults) fails these too */
+		snprintf(m.row, sizeof(m.row), r ? "dev_read1_coretab" : "dev_read1_core");
+		m.have_t = 1;
+		memcpy(m.t, t, sizeof(m.t));
+		m.t[0] = v > 0 ? (unsigned long long)v : 0;
+		m.value = v > 0 ? mib / (v * 1e-9) : 0;
+		if (v <= 0 || (r && c->impl == UPB && table <= 0)) {
+			m.bad = 1;
+			addf(m.note, sizeof(m.note), "check:core_ns=%.0f table_ns=%.0f", core, table);
+		}
+		snprintf(m.info, sizeof(m.info), "%s; ktime call %.0f ns subtracted per clock pair",
+			 c->impl == OURS ? "hmm_mirror_fault() - update (table fill included)" :
+			 r ? "hmm_range_fault() + seq + xarray stores" :
+			 "hmm_range_fault() + seq, no table", kc);
+		wsend(c, &m);
+	}
+}
+
+/*
+ * Device reads (issue 19 row 4; slice 3): K sub-ranges of the size, as in
+ * the migration rows, written by the CPU, then read by the device twice,
+ * one read ioctl per sub-range into a buffer of the worker: dev_read1, the
+ * first read, which faults every entry in, and dev_read2, which finds them
+ * all. ours: HMM_DUMMY_READ, 16-page accesses, hmm_mirror_fault() of at
+ * most 512 pages at a missing entry; upstream: UPB_READ, the same accesses
+ * and fault sizes with hmm_range_fault() and an xarray; test_hmm, a
+ * reference: HMM_DMIRROR_READ, faults of 32 (7.3) or 64 (6.12) pages and a
+ * bounce of the whole request. Checks (ours and upstream): every page
+ * faulted once by the first read and none by the second (nfaults: entries
+ * filled; test_hmm's fault calls); the data of both reads in a checked
+ * repetition.
+ *
+ * Timed workers (-T) add the core time of the first read's device faults,
+ * in MiB per second of it:
+ *   dev_read1_core: ours, the time in hmm_mirror_fault() minus the
+ *     ->update() callbacks in it (its table fill included); upstream, the
+ *     faults without their table stores (the pfn array, the mm reference,
+ *     the notifier sequence protocol, the mmap lock, hmm_range_fault())
+ *     minus the invalidate callbacks;
+ *   dev_read1_coretab: the same work on both sides, the CPU page table
+ *     walk and the device table fill: ours as above, upstream plus its
+ *     table stores. The issue's target row.
+ * Clock pairs are subtracted as in the migration rows.
+ */
+static void w_read(struct wctx *c, const struct wcmd *cmd, int check)
+{
+	unsigned long kib = cmd->kib, size = kib * 1024, np = size / PG;
+	unsigned long k = mig_nops(kib), stride = mig_stride(kib);
+	double mib = (double)k * kib / 1024;
+	char *p = map_anon(k * stride, 0), what[64];
+	struct wmsg m;
+
+	/* not kept between commands: 6 workers x 1 GiB would be too much */
+	c->rbuf = dst_buf(k * size);
+	c->rbuf_size = k * size;
+	for (unsigned long j = 0; j < k; j++)
+		fill(p + j * stride, size, (unsigned char)(11 + j));
+	for (int pass = 0; pass < 2; pass++) {
+		unsigned long long ut[6] = { 0 }, nclk = 0, tclk = 0;
+		unsigned long f = 0, want = pass ? 0 : k * np;
+		long long ta[TK_MAX], tb[TK_MAX];
+		double t;
+
+		if (check)
+			memset(c->rbuf, 0, k * size);
+		if (c->timed)
+			tsnap(c, ta);
+		t = now();
+		for (unsigned long j = 0; j < k; j++) {
+			f += dev_read(c->impl, c->fd, p + j * stride, size,
+				      c->rbuf + j * size);
+#if HAVE_UPB
+			if (c->impl == UPB) {
+				ut[0] += upb_last_rw.t.core;
+				ut[1] += upb_last_rw.t.copy;
+				ut[3] += upb_last_rw.t.table;
+				ut[4] += upb_last_rw.t.callbacks;
+				ut[5] += upb_last_rw.t.total;
+				nclk += upb_last_rw.nclocks;
+				tclk += upb_last_rw.table_clocks;
+			}
+#endif
+		}
+		t = now() - t;
+		if (c->timed)
+			tsnap(c, tb);
+		wmsg_init(&m, pass ? "dev_read2" : "dev_read1", "MiB/s");
+		m.value = mib / t;
+		m.nops = k;
+		m.nfaults = f;
+		if (c->impl != TEST_HMM && f != want) {
+			m.bad = 1;
+			addf(m.note, sizeof(m.note), "check:nfaulted=%lu want %lu", f, want);
+		}
+		snprintf(m.info, sizeof(m.info), "%lu x %lu KiB per sample; %s=%lu", k, kib,
+			 c->impl == TEST_HMM ? "fault_calls" : "faulted_pages", f);
+		snprintf(what, sizeof(what), "%s %s %lu KiB", impl_name[c->impl], m.row, kib);
+		if (check)
+			for (unsigned long j = 0; j < k; j++)
+				check_fill(c->rbuf + j * size, size, (unsigned char)(11 + j), what);
+		wsend(c, &m);
+		if (c->timed && !pass)
+			send_read_core(c, &m, mib, ta, tb, ut, nclk, tclk);
+	}
+	munmap(p, k * stride);
+	munmap(c->rbuf, c->rbuf_size);
+	c->rbuf = NULL;
+	c->rbuf_size = 0;
+}
+
 /* One measurement (see above); 0, or the errno of ours' first migration. */
 static int w_measure(struct wctx *c, const struct wcmd *cmd)
 {
@@ -2100,24 +2281,33 @@ static int w_measure(struct wctx *c, const struct wcmd *cmd)
 			w_sparse(c, cmd, check, SPARSE_AD);
 	}
 
+	w_read(c, cmd, check);
+
 	/* A range the device had read, read again right after migrating it. */
-	if (c->impl != UPB && !c->timed) {
+	if (!c->timed) {
 		char *p = map_anon(k * stride, 0), *rbuf = dst_buf(k * size);
-		unsigned long total = 0, f = 0;
+		unsigned long long t6[6] = { 0 };
+		unsigned long total = 0, f = 0, ndev = 0;
 		long got;
 		double t;
 
 		for (unsigned long j = 0; j < k; j++) {
 			fill(p + j * stride, size, (unsigned char)(9 + j));
 			dev_read(c->impl, c->fd, p + j * stride, size, rbuf + j * size);
-			got = dev_migrate(c->impl, c->fd, p + j * stride, size, c->dst);
+			got = mig_one(c, p + j * stride, size, t6);
 			if (got > 0)
 				total += got;
 		}
 		memset(rbuf, 0, k * size);
 		t = now();
-		for (unsigned long j = 0; j < k; j++)
+		for (unsigned long j = 0; j < k; j++) {
 			f += dev_read(c->impl, c->fd, p + j * stride, size, rbuf + j * size);
+			ndev += c->impl == OURS ? ours_read_ndev :
+#if HAVE_UPB
+				c->impl == UPB ? upb_last_rw.ndev :
+#endif
+				0;
+		}
 		t = now() - t;
 		wmsg_init(&m, "dev_read_migrated", "MiB/s");
 		m.value = mib / t;
@@ -2125,15 +2315,22 @@ static int w_measure(struct wctx *c, const struct wcmd *cmd)
 		m.npages = total;
 		m.nfaults = f;
 		m.partial = total != k * np;
-		if (m.partial)
+		if (m.partial) {
 			addf(m.note, sizeof(m.note), "partial: %lu of %lu pages", total, k * np);
-		snprintf(m.info, sizeof(m.info), "%s=%lu", c->impl == OURS ? "faulted_pages" :
-			 "fault_calls", f);
+		} else if (c->impl != TEST_HMM && (f || ndev != total)) {
+			/* the table entries follow the pages to the device */
+			m.bad = 1;
+			addf(m.note, sizeof(m.note), "check:nfaulted=%lu want 0, ndev=%lu want %lu",
+			     f, ndev, total);
+		}
+		snprintf(m.info, sizeof(m.info), "%s=%lu", c->impl == TEST_HMM ? "fault_calls" :
+			 "faulted_pages", f);
 		/* the device's copy, without touching the range: it stays there */
 		if (check)
 			for (unsigned long j = 0; j < k; j++)
 				check_fill(rbuf + j * size, size, (unsigned char)(9 + j),
 					   c->impl == OURS ? "ours dev_read_migrated" :
+					   c->impl == UPB ? "upstream dev_read_migrated" :
 					   "test_hmm dev_read_migrated");
 		munmap(p, k * stride);	/* frees the device pages */
 		munmap(rbuf, k * size);
@@ -2543,11 +2740,14 @@ static void run_migrate(void)
 	/* The table's rows in a fixed order: size, implementation, row. */
 	for (int s = 0; s < nmig; s++) {
 		static const char *rn[] = { "migrate_to_dev", "migrate_back_seq",
-					    "migrate_back_rand", "dev_read_migrated" };
+					    "migrate_back_rand", "dev_read1", "dev_read2",
+					    "dev_read_migrated", "dev_read1_core",
+					    "dev_read1_coretab" };
 
 		for (int i = 0; i < nworkers; i++)
-			for (int r = 0; r < 4; r++)
-				if (r < 3 || (workers[i].impl != UPB && !workers[i].timed))
+			for (int r = 0; r < 8; r++)
+				if (r < 5 || (r == 5 && !workers[i].timed) ||
+				    (r > 5 && workers[i].timed))
 					row_get(rn[r], workers[i].label, "4k", mig_kib[s], "MiB/s", 1);
 		for (int i = 0; i < nworkers && mig_kib[s] >= SPARSE_MIN_KIB; i++) {
 			char w1[40];

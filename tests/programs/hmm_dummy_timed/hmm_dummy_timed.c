@@ -1,15 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * hmm_dummy_timed: the series' hmm_dummy with clocks around its device
- * memory and mirror callbacks and around its call of
- * hmm_migrate_to_device(), for the core-time split of the HMM benchmarks
- * (issue 19, slice 2; tests/programs/hmm-bench.c -T). Measuring apparatus,
- * not part of the posted series.
+ * memory and mirror callbacks and around its calls of
+ * hmm_migrate_to_device() and hmm_mirror_fault(), for the core-time split
+ * of the HMM benchmarks (issue 19, slices 2 and 3;
+ * tests/programs/hmm-bench.c -T). Measuring apparatus, not part of the
+ * posted series.
  *
  * scripts/build/build-bench.sh makes hmm_dummy_body.c from the kernel tree's
  * drivers/char/hmm_dummy.c with a few renames, each of which must match
  * exactly once: the callbacks in the two ops tables and the
- * hmm_migrate_to_device() call point at the timed wrappers of
+ * hmm_migrate_to_device() and hmm_mirror_fault() calls point at the timed
+ * wrappers of
  * hmmt_devmem.h and hmmt_mirror.h (included right before the tables), and
  * the class, the devices (/dev/hmm_dummy_timed_deviceNM), the debugfs
  * directory (hmm_dummy_timed/) and module_init() get their own names, so
@@ -17,7 +19,8 @@
  *
  * debugfs hmm_dummy_timed/timing: "KEY_ns N" and "KEY_calls N" for KEY in
  * migrate (hmm_migrate_to_device(), callbacks included), alloc, free,
- * copy_to, copy_from and update, cumulative since the load, for both
+ * copy_to, copy_from, update and fault (hmm_mirror_fault(), the ->update()
+ * callbacks it makes included), cumulative since the load, for both
  * devices. The counters are per CPU (this_cpu_add(), no locked operation:
  * what the accounting costs after a clock stops lands in the enclosing
  * interval). Each clock pair adds about one ktime_get_ns() call to the
@@ -59,6 +62,7 @@ struct hmmt_counters {
 	struct hmmt_bucket copy_to;
 	struct hmmt_bucket copy_from;
 	struct hmmt_bucket update;
+	struct hmmt_bucket fault;
 };
 
 static DEFINE_PER_CPU(struct hmmt_counters, hmmt_pcpu);
@@ -78,6 +82,13 @@ static DEFINE_PER_CPU(struct hmmt_counters, hmmt_pcpu);
 	hmmt_add(migrate, __t0);				\
 	__r; })
 
+/* The driver's one call of the core's device fault, with its clock. */
+#define hmmt_mirror_fault(...) ({				\
+	u64 __t0 = ktime_get_ns();				\
+	__auto_type __r = hmm_mirror_fault(__VA_ARGS__);	\
+	hmmt_add(fault, __t0);					\
+	__r; })
+
 static int __init hmmt_init(void);
 
 #include "hmm_dummy_body.c"
@@ -86,6 +97,7 @@ static int hmmt_show(struct seq_file *m, void *unused)
 {
 	static const char * const key[] = {
 		"migrate", "alloc", "free", "copy_to", "copy_from", "update",
+		"fault",
 	};
 	struct hmmt_bucket sum[ARRAY_SIZE(key)] = {};
 	unsigned int i;

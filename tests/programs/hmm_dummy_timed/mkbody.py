@@ -17,6 +17,7 @@ EDITS = [
      "\t.copy_from_device = hmmt_copy_from_device,\n"),
     ("\t.update = hmm_dummy_update,\n", "\t.update = hmmt_update,\n"),
     ("ret = hmm_migrate_to_device(", "ret = hmmt_migrate_to_device("),
+    ("ret = hmm_mirror_fault(", "ret = hmmt_mirror_fault("),
     ("\n\t.name = \"hmm_dummy\",\n", "\n\t.name = \"hmm_dummy_timed\",\n"),
     ("\"hmm_dummy_device%u\"", "\"hmm_dummy_timed_device%u\""),
     ("debugfs_create_dir(\"hmm_dummy\", NULL)",
@@ -34,8 +35,10 @@ for old, new in EDITS:
     if n != 1:
         sys.exit("mkbody.py: %r matches %d times in %s, not once" % (old, n, sys.argv[1]))
     src = src.replace(old, new)
-# Nothing else may call the core's migration untimed (comments name it).
+# Nothing else may call the core's migration or device fault untimed
+# (comments name them).
 code = re.sub(r"/\*.*?\*/|//[^\n]*", "", src, flags=re.S)
-if re.search(r"\bhmm_migrate_to_device\s*\(", code):
-    sys.exit("mkbody.py: an untimed hmm_migrate_to_device() call is left in " + sys.argv[1])
+for fn in ("hmm_migrate_to_device", "hmm_mirror_fault"):
+    if re.search(r"\b%s\s*\(" % fn, code):
+        sys.exit("mkbody.py: an untimed %s() call is left in %s" % (fn, sys.argv[1]))
 sys.stdout.write(src)

@@ -23,8 +23,11 @@
  *
  * Locking. Each open file mirrors its process's address space through an
  * mmu interval notifier over all of it and keeps a device table, an xarray
- * indexed by virtual page number (empty until the device accesses of a later
- * slice fill it). @lock of the file serializes the table against the
+ * indexed by virtual page number, which UPB_READ's device faults fill and
+ * its accesses read under @lock, copying the pages under it too (the table
+ * holds no page references: every path that frees or migrates a page
+ * invalidates first, and the invalidation waits for @lock). @lock of the
+ * file serializes the table against the
  * invalidate callback, which takes it (or tries to, when it must not sleep)
  * and bumps the notifier sequence. It erases the invalidated range, except
  * for the MMU_NOTIFY_MIGRATE invalidations that name this device as owner:
@@ -56,6 +59,7 @@
 #include <linux/device.h>
 #include <linux/fs.h>
 #include <linux/highmem.h>
+#include <linux/hmm.h>
 #include <linux/ioport.h>
 #include <linux/kernel.h>
 #include <linux/ktime.h>
@@ -136,6 +140,10 @@ static_assert(sizeof(struct upb_calibrate) == 128);
 #define UPB_BLOCK_PAGES		512UL
 /* Tag of a writable device table entry. */
 #define UPB_XA_TAG_WRITE	1UL
+/* Pages per device access (the bounce), as hmm_dummy's HMM_DUMMY_ACCESS_PAGES. */
+#define UPB_ACCESS_PAGES	16UL
+/* Largest fault_pages. */
+#define UPB_MAX_FAULT_PAGES	4096U
 
 /* Module parameters */
 
@@ -214,6 +222,21 @@ module_param_cb(batch_pages, &upb_batch_ops, &batch_pages, 0644);
 MODULE_PARM_DESC(batch_pages,
 		 "Pages per migrate_vma_setup() call, in aligned blocks: a power of two (default PTRS_PER_PTE: one PMD, as hmm_dummy's core); 0: the whole VMA piece, as amdkfd, in pieces of at most 1 GiB");
 
+static int upb_fault_set(const char *val, const struct kernel_param *kp)
+{
+	return upb_param_set_pow2(val, kp, UPB_MAX_FAULT_PAGES, false);
+}
+
+static const struct kernel_param_ops upb_fault_ops = {
+	.set = upb_fault_set,
+	.get = param_get_uint,
+};
+
+static unsigned int fault_pages = PTRS_PER_PTE;
+module_param_cb(fault_pages, &upb_fault_ops, &fault_pages, 0644);
+MODULE_PARM_DESC(fault_pages,
+		 "Pages per device fault (hmm_range_fault() call) of UPB_READ: a power of two <= 4096 (default PTRS_PER_PTE, as hmm_dummy's HMM_DUMMY_FAULT_PAGES)");
+
 /* Data structures */
 
 /**
@@ -287,7 +310,8 @@ struct upb_device {
  * @notifier: interval notifier over the whole address space
  * @lock: serializes @pt against the invalidate callback
  * @pt: the device table: virtual page number -> struct page * of the system
- *	or pool page, tagged %UPB_XA_TAG_WRITE if writable
+ *	page or of this device's page (whose pool page an access reads), tagged
+ *	%UPB_XA_TAG_WRITE if writable
  * @node: in @udev->files
  */
 struct upb_file {
@@ -371,6 +395,7 @@ static void upb_tcount_read(const struct upb_device *udev,
 struct upb_timer {
 	struct upb_times t;
 	u64 nclocks;
+	u64 table_clocks;
 };
 
 static inline u64 upb_clock(const struct upb_timer *tm)
@@ -644,11 +669,9 @@ static void *upb_table_entry(struct upb_device *udev,
 	case UPB_TABLE_RDONLY:
 		return xa_untag_pointer(entry);
 	case UPB_TABLE_MAP:
-		entry = upb_devmem_page(&udev->mem,
-					upb_page_index(udev, dpage));
 		if (args->dst[i] & MIGRATE_PFN_WRITE)
-			entry = xa_tag_pointer(entry, UPB_XA_TAG_WRITE);
-		return entry;
+			return xa_tag_pointer(dpage, UPB_XA_TAG_WRITE);
+		return dpage;
 	case UPB_TABLE_ERASE:
 	default:
 		return NULL;
@@ -1044,6 +1067,268 @@ static const struct dev_pagemap_ops upb_pgmap_ops = {
 };
 #endif
 
+/* Device reads: UPB_READ, as hmm_dummy_copy() */
+
+/*
+ * Copy the mirrored pages from @addr to @end (page aligned, at most
+ * UPB_ACCESS_PAGES pages) into @buf, as hmm_dummy_access(): under @f->lock,
+ * so that an invalidation waits for the copy, look the entries up with one
+ * xarray walk, stopping before the first missing one, then copy the pages
+ * (a device page of this device: its pool page). Counts them in *@nsys
+ * (system memory) and *@ndev (this device's memory). Not timed: the
+ * driver's, as hmm_dummy_access() is, and ours_t has no clock there.
+ *
+ * Return: the bytes copied (> 0), -ENOENT when the entry at @addr must be
+ * faulted first, or -EIO for an entry at @addr that names no pool page
+ * (a bug: WARN).
+ */
+static long upb_access(struct upb_file *f, unsigned long addr,
+		       unsigned long end, void *buf, u64 *nsys, u64 *ndev)
+{
+	XA_STATE(xas, &f->pt, addr >> PAGE_SHIFT);
+	struct upb_device *udev = f->udev;
+	struct page *pages[UPB_ACCESS_PAGES];
+	unsigned long n = 0, want = (end - addr) >> PAGE_SHIFT, i;
+	long ret = -ENOENT;
+	struct page *page;
+	void *entry;
+
+	mutex_lock(&f->lock);
+	rcu_read_lock();
+	for (entry = xas_load(&xas); entry && !xas_retry(&xas, entry);
+	     entry = xas_next(&xas)) {
+		pages[n++] = xa_untag_pointer(entry);
+		if (n == want)
+			break;
+	}
+	rcu_read_unlock();
+	/*
+	 * The pages stay: the CPU side invalidates before it frees a page or
+	 * migrates it, and the invalidation waits for @f->lock.
+	 */
+	for (i = 0; i < n; i++) {
+		void *kaddr;
+
+		page = pages[i];
+		if (is_device_private_page(page)) {
+			/* Only ours: see upb_pfn_entry() and UPB_TABLE_MAP. */
+			if (WARN_ON_ONCE(upb_page_pgmap(page) != &udev->pgmap))
+				page = NULL;
+			else
+				page = upb_devmem_page(&udev->mem,
+						       upb_page_index(udev, page));
+			if (WARN_ON_ONCE(!page)) {
+				ret = -EIO;
+				break;
+			}
+			(*ndev)++;
+		} else {
+			(*nsys)++;
+		}
+		kaddr = kmap_local_page(page);
+		copy_page(buf + (i << PAGE_SHIFT), kaddr);
+		kunmap_local(kaddr);
+	}
+	mutex_unlock(&f->lock);
+	return i ? i << PAGE_SHIFT : ret;
+}
+
+/*
+ * The device table entry of what hmm_range_fault() found: the page, a
+ * system page or (dev_private_owner: no other device's) one of this
+ * device's pages, as test_hmm.
+ */
+static void *upb_pfn_entry(unsigned long hpfn)
+{
+	struct page *page = hmm_pfn_to_page(hpfn);
+
+	if (hpfn & HMM_PFN_WRITE)
+		return xa_tag_pointer(page, UPB_XA_TAG_WRITE);
+	return page;
+}
+
+/*
+ * Fault [@addr, @end) in for the device and fill the table of @f, as
+ * lib/test_hmm.c's dmirror_range_fault() and dmirror_do_fault(): one
+ * hmm_range_fault() call under the notifier's sequence protocol, the table
+ * stores under @f->lock once the sequence is known to hold, with GFP_ATOMIC
+ * (an allocation that reclaims could call our own invalidate callback,
+ * which takes @f->lock; if GFP_ATOMIC fails, the node is allocated outside
+ * the lock and the fault starts again). Unlike test_hmm, the stores are one
+ * walk of the xarray under one hold of its lock. The pfn array is allocated
+ * per call, as hmm_mirror_fault() does internally. *@nfaulted counts the
+ * entries that were missing.
+ *
+ * With a timer @tm: the table stores into @tm->t.table, the rest into
+ * @tm->t.core (the array, the mm reference, the sequence protocol, the mmap
+ * lock and hmm_range_fault(): what hmm_mirror_fault() does, but for its
+ * table fill), with the callbacks inside it; @tm->table_clocks counts the
+ * table intervals.
+ *
+ * Return: 0, -EBUSY when invalidations kept racing for a second, or
+ * another error of hmm_range_fault().
+ */
+static int upb_fault(struct upb_file *f, unsigned long addr,
+		     unsigned long end, u64 *nfaulted, struct upb_timer *tm)
+{
+	struct mm_struct *mm = f->notifier.mm;
+	unsigned long npages = (end - addr) >> PAGE_SHIFT;
+	unsigned long timeout, i, n = 0;
+	struct hmm_range range = {
+		.notifier = &f->notifier,
+		.start = addr,
+		.end = end,
+		.default_flags = HMM_PFN_REQ_FAULT,
+		.dev_private_owner = f->udev,
+	};
+	XA_STATE(xas, &f->pt, addr >> PAGE_SHIFT);
+	u64 t = upb_clock(tm);
+	int ret = 0;
+
+	range.hmm_pfns = kmalloc_array(npages, sizeof(*range.hmm_pfns),
+				       GFP_KERNEL);
+	if (!range.hmm_pfns)
+		return -ENOMEM;
+	if (!mmget_not_zero(mm)) {
+		ret = -ENODEV;
+		goto out_free;
+	}
+	timeout = jiffies + msecs_to_jiffies(HMM_RANGE_DEFAULT_TIMEOUT);
+again:
+	for (;;) {
+		if (fatal_signal_pending(current)) {
+			ret = -EINTR;
+			goto out_put;
+		}
+		if (time_after(jiffies, timeout)) {
+			ret = -EBUSY;
+			goto out_put;
+		}
+		range.notifier_seq = mmu_interval_read_begin(range.notifier);
+		ret = mmap_read_lock_killable(mm);
+		if (ret)
+			goto out_put;
+		ret = hmm_range_fault(&range);
+		mmap_read_unlock(mm);
+		if (ret == -EBUSY)
+			continue;
+		if (ret)
+			goto out_put;
+		mutex_lock(&f->lock);
+		if (!mmu_interval_read_retry(range.notifier,
+					     range.notifier_seq))
+			break;
+		mutex_unlock(&f->lock);
+	}
+
+	if (tm) {
+		tm->t.core += upb_since(tm, t);
+		tm->nclocks++;
+		t = upb_clock(tm);
+	}
+	/* nfaulted counts the entries that were missing, as ours. */
+	xas_set(&xas, addr >> PAGE_SHIFT);
+	i = 0;
+	do {
+		xas_lock(&xas);
+		for (; i < npages; i++) {
+			void *old = xas_store(&xas,
+					      upb_pfn_entry(range.hmm_pfns[i]));
+
+			if (xas_error(&xas))
+				break;
+			if (!old)
+				n++;
+			xas_next(&xas);
+		}
+		xas_unlock(&xas);
+	} while (xas_nomem(&xas, GFP_ATOMIC));
+	ret = xas_error(&xas);
+	if (tm) {
+		tm->t.table += upb_since(tm, t);
+		tm->table_clocks++;
+		t = upb_clock(tm);
+	}
+	mutex_unlock(&f->lock);
+	/*
+	 * No node at GFP_ATOMIC: one that may reclaim, outside the lock
+	 * (reclaim may call our invalidate callback), then again from the
+	 * sequence: the entries stored so far stay valid until an
+	 * invalidation erases them.
+	 */
+	if (ret == -ENOMEM && xas_nomem(&xas, GFP_KERNEL))
+		goto again;
+	*nfaulted += n;
+out_put:
+	mmput(mm);
+out_free:
+	kfree(range.hmm_pfns);
+	if (tm) {
+		tm->t.core += upb_since(tm, t);
+		tm->nclocks++;
+	}
+	return ret;
+}
+
+/*
+ * UPB_READ: copy the mirrored range into the caller's buffer through a
+ * UPB_ACCESS_PAGES bounce, faulting at a missing entry the rest of the
+ * request, at most fault_pages pages, as hmm_dummy_copy() does with
+ * hmm_mirror_fault(). A fault that lost its race with invalidations for a
+ * second (-EBUSY) is retried until a signal.
+ */
+static int upb_read(struct upb_file *f, struct upb_rw *rw,
+		    struct upb_timer *tm)
+{
+	const size_t bufsize = UPB_ACCESS_PAGES << PAGE_SHIFT;
+	unsigned long addr = rw->addr, end = rw->addr + rw->size;
+	unsigned long fmax = (unsigned long)READ_ONCE(fault_pages) << PAGE_SHIFT;
+	void __user *uptr = u64_to_user_ptr(rw->ptr);
+	void *buf;
+	long done;
+	int ret = 0;
+
+	/* Page aligned: kmalloc() of a power of two, or vmalloc(). */
+	buf = kvmalloc(bufsize, GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+	while (addr < end) {
+		size_t len = min_t(unsigned long, end - addr, bufsize);
+
+		for (;;) {
+			if (signal_pending(current)) {
+				ret = -EINTR;
+				goto out;
+			}
+			done = upb_access(f, addr, addr + len, buf, &rw->nsys,
+					  &rw->ndev);
+			if (done != -ENOENT)
+				break;
+			ret = upb_fault(f, addr, min(end, addr + fmax),
+					&rw->nfaulted, tm);
+			rw->nfault_calls++;
+			if (ret && ret != -EBUSY)
+				goto out;
+			ret = 0;
+			cond_resched();
+		}
+		if (done < 0) {
+			ret = done;
+			break;
+		}
+		if (copy_to_user(uptr, buf, done)) {
+			ret = -EFAULT;
+			break;
+		}
+		addr += done;
+		uptr += done;
+		cond_resched();
+	}
+out:
+	kvfree(buf);
+	return ret;
+}
+
 /* ioctls */
 
 static int upb_check_range(u64 addr, u64 size)
@@ -1207,6 +1492,58 @@ static int upb_ioctl_migrate(struct upb_file *f, void __user *uarg,
 		cmd.nclocks = timer.nclocks + cb_calls;
 	}
 	if (copy_to_user(uarg, &cmd, sizeof(cmd)))
+		return -EFAULT;
+	return 0;
+}
+
+static int upb_ioctl_read(struct upb_file *f, void __user *uarg)
+{
+	struct upb_timer timer = {}, *tm = READ_ONCE(timing) ? &timer : NULL;
+	struct upb_device *udev = f->udev;
+	u64 t0, cb_ns = 0, cb_calls = 0;
+	struct upb_tcount tc;
+	struct upb_rw rw;
+	int ret;
+
+	if (copy_from_user(&rw, uarg, sizeof(rw)))
+		return -EFAULT;
+	t0 = ktime_get_ns();
+	ret = upb_check_range(rw.addr, rw.size);
+	if (ret)
+		return ret;
+	if (!access_ok(u64_to_user_ptr(rw.ptr), rw.size))
+		return -EFAULT;
+	if (current->mm != f->notifier.mm)
+		return -EPERM;
+	rw.nsys = 0;
+	rw.ndev = 0;
+	rw.nfaulted = 0;
+	rw.nfault_calls = 0;
+	rw.nclocks = 0;
+	rw.table_clocks = 0;
+	memset(&rw.t, 0, sizeof(rw.t));
+	/* As upb_ioctl_migrate(): the callbacks meanwhile are ours. */
+	if (tm) {
+		upb_tcount_read(udev, &tc);
+		cb_ns = tc.invalidate_ns + tc.folio_free_ns;
+		cb_calls = tc.invalidate_calls + tc.folio_free_calls;
+	}
+	ret = upb_read(f, &rw, tm);
+	if (ret)
+		return ret;
+	rw.t.total = ktime_get_ns() - t0;
+	if (tm) {
+		upb_tcount_read(udev, &tc);
+		cb_ns = tc.invalidate_ns + tc.folio_free_ns - cb_ns;
+		cb_calls = tc.invalidate_calls + tc.folio_free_calls - cb_calls;
+		rw.t.callbacks = cb_ns;
+		rw.t.core = timer.t.core > cb_ns ? timer.t.core - cb_ns : 0;
+		rw.t.copy = timer.t.copy;
+		rw.t.table = timer.t.table;
+		rw.nclocks = timer.nclocks + cb_calls;
+		rw.table_clocks = timer.table_clocks;
+	}
+	if (copy_to_user(uarg, &rw, sizeof(rw)))
 		return -EFAULT;
 	return 0;
 }
@@ -1436,7 +1773,8 @@ static int upb_fops_open(struct inode *inode, struct file *filp)
 		return -ENOMEM;
 	f->udev = udev;
 	mutex_init(&f->lock);
-	xa_init(&f->pt);
+	/* Charged to the memcg, as ours' table directories. */
+	xa_init_flags(&f->pt, XA_FLAGS_ACCOUNT);
 	/* The whole address space, as test_hmm. */
 	ret = mmu_interval_notifier_insert(&f->notifier, current->mm, 0,
 					   ULONG_MAX & PAGE_MASK,
@@ -1487,8 +1825,9 @@ static long upb_fops_unlocked_ioctl(struct file *filp, unsigned int cmd,
 	case UPB_CALIBRATE:
 		return upb_ioctl_calibrate(f, uarg);
 	case UPB_READ:
+		return upb_ioctl_read(f, uarg);
 	case UPB_WRITE:
-		return -EOPNOTSUPP;	/* later slices */
+		return -EOPNOTSUPP;	/* no benchmark row writes */
 	default:
 		return -ENOTTY;
 	}

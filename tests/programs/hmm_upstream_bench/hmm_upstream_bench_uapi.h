@@ -23,11 +23,11 @@
  * moves when the range is refused. These checks are not hmm_dummy's (see
  * README).
  *
- * Implemented: UPB_MIGRATE_TO, UPB_MIGRATE_BACK, UPB_CEILING mode 0,
- * UPB_STATS and UPB_CALIBRATE, and with the timing module parameter the
+ * Implemented: UPB_MIGRATE_TO, UPB_MIGRATE_BACK, UPB_READ, UPB_CEILING mode
+ * 0, UPB_STATS and UPB_CALIBRATE, and with the timing module parameter the
  * phase times (struct upb_times, the timing counters of struct upb_stats).
- * UPB_READ, UPB_WRITE and UPB_CEILING mode 1 fail with -EOPNOTSUPP, and so
- * does UPB_F_COMPOUND.
+ * UPB_WRITE and UPB_CEILING mode 1 fail with -EOPNOTSUPP, and so does
+ * UPB_F_COMPOUND.
  */
 #ifndef _HMM_UPSTREAM_BENCH_UAPI_H
 #define _HMM_UPSTREAM_BENCH_UAPI_H
@@ -98,16 +98,30 @@ struct upb_migrate {
 };
 
 /**
- * struct upb_rw - argument of %UPB_READ and %UPB_WRITE (not implemented yet)
- * @addr: input, start of the mirrored range
- * @size: input, bytes to copy
- * @ptr: input, the caller's buffer
- * @nsys: output, pages copied from or to system memory
- * @ndev: output, pages copied from or to device memory
- * @nfaulted: output, entries made valid by device faults
- * @nfault_calls: output, hmm_range_fault() calls
- * @t: output, timing (@core: hmm_range_fault() plus the sequence protocol)
+ * struct upb_rw - argument of %UPB_READ (and %UPB_WRITE, not implemented)
+ * @addr: input, start of the mirrored range (page aligned)
+ * @size: input, bytes to copy (page aligned)
+ * @ptr: input, the caller's buffer, @size bytes
+ * @nsys: output, pages copied from system memory
+ * @ndev: output, pages copied from this device's memory
+ * @nfaulted: output, device table entries that device faults filled
+ *	where there was none
+ * @nfault_calls: output, device faults (upb_fault() calls, one
+ *	hmm_range_fault() call each, more if invalidations raced it)
+ * @t: output, timing: @core, the device faults but for their table
+ *	stores (the pfn array, the mm reference, the notifier sequence
+ *	protocol, the mmap lock and hmm_range_fault()), minus the callbacks;
+ *	@table, the table stores of the faults; @copy and @devmem 0 (the
+ *	accesses are not timed, as on ours' side)
+ * @nclocks: output, with timing: clock pairs inside @t.core's intervals
+ * @table_clocks: output, with timing: the table intervals of the faults
+ *	(each adds about one ktime_get_ns() call to @t.table)
  * @reserved: ignored
+ *
+ * The range is copied through a bounce of 16 pages, as hmm_dummy's
+ * %HMM_DUMMY_READ. Where the device table has no entry, a device fault
+ * fills it for the rest of the request, at most fault_pages pages (module
+ * parameter, default 512, as hmm_dummy's faults).
  */
 struct upb_rw {
 	__u64 addr;
@@ -118,7 +132,9 @@ struct upb_rw {
 	__u64 nfaulted;
 	__u64 nfault_calls;
 	struct upb_times t;
-	__u64 reserved[3];
+	__u64 nclocks;
+	__u64 table_clocks;
+	__u64 reserved[1];
 };
 
 /**
