@@ -2496,6 +2496,11 @@ static void worker(enum impl i, int timed, int cfd, int afd)
 			c.devwin = OURS_T_DBG("device0_window");
 	} else if (i == UPB) {
 		c.window = read_long(UPB_PARAM("window"));
+		/* ours' device faults are 512 pages (HMM_DUMMY_FAULT_PAGES) */
+		if (!access(UPB_PARAM("fault_pages"), R_OK) &&
+		    read_long(UPB_PARAM("fault_pages")) != 512)
+			die("%s is %ld, not 512: the device reads would not be like for like",
+			    UPB_PARAM("fault_pages"), read_long(UPB_PARAM("fault_pages")));
 		c.stats = UPB_STATS_PATH;
 	}
 	if (c.stats && access(c.stats, R_OK))

@@ -25,9 +25,10 @@
  * mmu interval notifier over all of it and keeps a device table, an xarray
  * indexed by virtual page number, which UPB_READ's device faults fill and
  * its accesses read under @lock, copying the pages under it too (the table
- * holds no page references: every path that frees or migrates a page
- * invalidates first, and the invalidation waits for @lock). @lock of the
- * file serializes the table against the
+ * holds no page references: every other path that frees or migrates a page
+ * invalidates first, and the invalidation waits for @lock; this module's
+ * own migrations update the tables under @lock themselves, below). @lock
+ * of the file serializes the table against the
  * invalidate callback, which takes it (or tries to, when it must not sleep)
  * and bumps the notifier sequence. It erases the invalidated range, except
  * for the MMU_NOTIFY_MIGRATE invalidations that name this device as owner:
@@ -638,16 +639,28 @@ static void upb_bufs_free(struct upb_bufs *b)
 
 /* Device table */
 
-/* Erase the entries of virtual pages [@first, @last]; under @f->lock. */
+/*
+ * Erase the entries of virtual pages [@first, @last]; under @f->lock. If
+ * @blockable, the xarray lock is dropped every PTRS_PER_PTE entries to
+ * reschedule (the munmap of a large mirrored range).
+ */
 static void upb_table_erase_range(struct upb_file *f, unsigned long first,
-				  unsigned long last)
+				  unsigned long last, bool blockable)
 {
 	XA_STATE(xas, &f->pt, first);
+	unsigned long n = 0;
 	void *entry;
 
 	xas_lock(&xas);
-	xas_for_each(&xas, entry, last)
+	xas_for_each(&xas, entry, last) {
 		xas_store(&xas, NULL);
+		if (blockable && !(++n % PTRS_PER_PTE)) {
+			xas_pause(&xas);
+			xas_unlock(&xas);
+			cond_resched();
+			xas_lock(&xas);
+		}
+	}
 	xas_unlock(&xas);
 }
 
@@ -753,7 +766,8 @@ static bool upb_invalidate(struct mmu_interval_notifier *mni,
 	/* Our own migration: it updates the tables itself. */
 	if (range->event != MMU_NOTIFY_MIGRATE || range->owner != f->udev)
 		upb_table_erase_range(f, range->start >> PAGE_SHIFT,
-				      (range->end - 1) >> PAGE_SHIFT);
+				      (range->end - 1) >> PAGE_SHIFT,
+				      mmu_notifier_range_blockable(range));
 	mutex_unlock(&f->lock);
 	if (on) {
 		upb_tcount_add(f->udev, invalidate_ns, ktime_get_ns() - t0);
@@ -1111,12 +1125,10 @@ static long upb_access(struct upb_file *f, unsigned long addr,
 
 		page = pages[i];
 		if (is_device_private_page(page)) {
-			/* Only ours: see upb_pfn_entry() and UPB_TABLE_MAP. */
-			if (WARN_ON_ONCE(upb_page_pgmap(page) != &udev->pgmap))
-				page = NULL;
-			else
-				page = upb_devmem_page(&udev->mem,
-						       upb_page_index(udev, page));
+			/* Only ours: see upb_fault() and UPB_TABLE_MAP. */
+			page = upb_page_pgmap(page) != &udev->pgmap ? NULL :
+			       upb_devmem_page(&udev->mem,
+					       upb_page_index(udev, page));
 			if (WARN_ON_ONCE(!page)) {
 				ret = -EIO;
 				break;
@@ -1142,6 +1154,9 @@ static void *upb_pfn_entry(unsigned long hpfn)
 {
 	struct page *page = hmm_pfn_to_page(hpfn);
 
+	/* A pfn without a page: nothing this module can read (a bug). */
+	if (WARN_ON_ONCE(!page))
+		return NULL;
 	if (hpfn & HMM_PFN_WRITE)
 		return xa_tag_pointer(page, UPB_XA_TAG_WRITE);
 	return page;
@@ -1151,22 +1166,24 @@ static void *upb_pfn_entry(unsigned long hpfn)
  * Fault [@addr, @end) in for the device and fill the table of @f, as
  * lib/test_hmm.c's dmirror_range_fault() and dmirror_do_fault(): one
  * hmm_range_fault() call under the notifier's sequence protocol, the table
- * stores under @f->lock once the sequence is known to hold, with GFP_ATOMIC
- * (an allocation that reclaims could call our own invalidate callback,
- * which takes @f->lock; if GFP_ATOMIC fails, the node is allocated outside
- * the lock and the fault starts again). Unlike test_hmm, the stores are one
- * walk of the xarray under one hold of its lock. The pfn array is allocated
- * per call, as hmm_mirror_fault() does internally. *@nfaulted counts the
- * entries that were missing.
+ * stores under @f->lock once the sequence is known to hold, with node
+ * allocations that do not reclaim (GFP_NOWAIT: reclaim could call our own
+ * invalidate callback, which takes @f->lock; when they fail, a node is
+ * allocated with GFP_KERNEL outside the lock and the fault starts again
+ * from the sequence). Unlike test_hmm, the stores are one walk of the
+ * xarray under one hold of its lock. The pfn array is allocated per call,
+ * as hmm_mirror_fault() does internally. *@nfaulted counts the entries
+ * that were missing and now are there, also when the call fails.
  *
- * With a timer @tm: the table stores into @tm->t.table, the rest into
- * @tm->t.core (the array, the mm reference, the sequence protocol, the mmap
- * lock and hmm_range_fault(): what hmm_mirror_fault() does, but for its
- * table fill), with the callbacks inside it; @tm->table_clocks counts the
- * table intervals.
+ * With a timer @tm: the table stores and the fallback's node allocation
+ * into @tm->t.table, the rest into @tm->t.core (the array, the mm
+ * reference, the sequence protocol, the mmap lock and hmm_range_fault():
+ * what hmm_mirror_fault() does, but for its table fill), with the
+ * callbacks inside it; @tm->table_clocks counts the table intervals.
  *
- * Return: 0, -EBUSY when invalidations kept racing for a second, or
- * another error of hmm_range_fault().
+ * Return: 0, -EBUSY when invalidations kept racing for a second, -EINTR
+ * on a fatal signal, -ENODEV when the mm is gone, -ENOMEM, -EIO for a pfn
+ * without a page (a bug: WARN), or another error of hmm_range_fault().
  */
 static int upb_fault(struct upb_file *f, unsigned long addr,
 		     unsigned long end, u64 *nfaulted, struct upb_timer *tm)
@@ -1183,7 +1200,8 @@ static int upb_fault(struct upb_file *f, unsigned long addr,
 	};
 	XA_STATE(xas, &f->pt, addr >> PAGE_SHIFT);
 	u64 t = upb_clock(tm);
-	int ret = 0;
+	int ret = 0, err;
+	bool more;
 
 	range.hmm_pfns = kmalloc_array(npages, sizeof(*range.hmm_pfns),
 				       GFP_KERNEL);
@@ -1229,12 +1247,18 @@ again:
 	/* nfaulted counts the entries that were missing, as ours. */
 	xas_set(&xas, addr >> PAGE_SHIFT);
 	i = 0;
+	err = 0;
 	do {
 		xas_lock(&xas);
 		for (; i < npages; i++) {
-			void *old = xas_store(&xas,
-					      upb_pfn_entry(range.hmm_pfns[i]));
+			void *entry = upb_pfn_entry(range.hmm_pfns[i]);
+			void *old;
 
+			if (!entry) {
+				err = -EIO;
+				break;
+			}
+			old = xas_store(&xas, entry);
 			if (xas_error(&xas))
 				break;
 			if (!old)
@@ -1242,8 +1266,10 @@ again:
 			xas_next(&xas);
 		}
 		xas_unlock(&xas);
-	} while (xas_nomem(&xas, GFP_ATOMIC));
-	ret = xas_error(&xas);
+	} while (!err && xas_nomem(&xas, GFP_NOWAIT | __GFP_NOWARN));
+	ret = err ?: xas_error(&xas);
+	*nfaulted += n;
+	n = 0;
 	if (tm) {
 		tm->t.table += upb_since(tm, t);
 		tm->table_clocks++;
@@ -1251,15 +1277,32 @@ again:
 	}
 	mutex_unlock(&f->lock);
 	/*
-	 * No node at GFP_ATOMIC: one that may reclaim, outside the lock
+	 * No node without reclaim: one that may reclaim, outside the lock
 	 * (reclaim may call our invalidate callback), then again from the
 	 * sequence: the entries stored so far stay valid until an
 	 * invalidation erases them.
 	 */
-	if (ret == -ENOMEM && xas_nomem(&xas, GFP_KERNEL))
-		goto again;
-	*nfaulted += n;
+	if (ret == -ENOMEM) {
+		if (tm) {
+			tm->t.core += upb_since(tm, t);
+			tm->nclocks++;
+			t = upb_clock(tm);
+		}
+		more = xas_nomem(&xas, GFP_KERNEL);
+		if (tm) {
+			tm->t.table += upb_since(tm, t);
+			tm->table_clocks++;
+			t = upb_clock(tm);
+		}
+		if (more)
+			goto again;
+	}
 out_put:
+	/* A node the fallback allocated and the new round did not use. */
+	if (xas.xa_alloc) {
+		xas_set(&xas, 0);
+		xas_nomem(&xas, 0);
+	}
 	mmput(mm);
 out_free:
 	kfree(range.hmm_pfns);
