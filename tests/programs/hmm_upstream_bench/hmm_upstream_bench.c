@@ -668,7 +668,7 @@ static void upb_table_erase_range(struct upb_file *f, unsigned long first,
 enum upb_table_op {
 	UPB_TABLE_ERASE,	/* erase the entry */
 	UPB_TABLE_RDONLY,	/* drop its write permission */
-	UPB_TABLE_MAP,		/* name the destination pool page */
+	UPB_TABLE_MAP,		/* name the destination device page */
 };
 
 /* The new table entry of migrate_vma entry @i, which is @entry now. */

@@ -48,6 +48,9 @@
  * @callbacks: time in the module's callbacks (invalidate, folio_free)
  *	during the operation
  *
+ * So for migrations; %UPB_READ fills @core and @table otherwise (see
+ * struct upb_rw).
+ *
  * All but @total are filled only with the timing module parameter (0
  * otherwise).
  */
@@ -107,11 +110,13 @@ struct upb_migrate {
  * @nfaulted: output, device table entries that device faults filled
  *	where there was none
  * @nfault_calls: output, device faults (upb_fault() calls, one
- *	hmm_range_fault() call each, more if invalidations raced it)
+ *	hmm_range_fault() call each, more if invalidations raced it or
+ *	the table's node allocation fell back)
  * @t: output, timing: @core, the device faults but for their table
  *	stores (the pfn array, the mm reference, the notifier sequence
  *	protocol, the mmap lock and hmm_range_fault()), minus the callbacks;
- *	@table, the table stores of the faults; @copy and @devmem 0 (the
+ *	@table, the table stores of the faults and the fallback's node
+ *	allocation; @copy and @devmem 0 (the
  *	accesses are not timed, as on ours' side)
  * @nclocks: output, with timing: clock pairs inside @t.core's intervals
  * @table_clocks: output, with timing: the table intervals of the faults
