@@ -585,7 +585,7 @@ static void bench_dev_read(enum impl i)
 			maxmib = sizes[s];
 	{
 		unsigned long msz[2] = { 64, maxmib };
-		char *keep[4] = { 0 };
+		char *keep[6] = { 0 };
 		int nk = 0;
 
 		for (int m = 0; m < (maxmib > 64 ? 2 : 1); m++)
@@ -605,9 +605,37 @@ static void bench_dev_read(enum impl i)
 				note(rm, "Slab growth, /proc/meminfo, 1 sample");
 				keep[nk++] = p;
 			}
+		/*
+		 * Sparse mirrors, kept too: in a 1 GiB range, one page per
+		 * 2 MiB and one per 64 KiB written by the CPU, then read by
+		 * the device page by page (one read ioctl each): the table
+		 * memory per mirrored page of a sparse mirror.
+		 */
+		for (int v = 0; v < 2; v++) {
+			unsigned long span = 1024 * MiB, st = v ? 64 * 1024 : PMD_SZ;
+			unsigned long n = span / st;
+			struct row *rs = row_get(v ? "mirror_sparse64k" : "mirror_sparse2m",
+						 impl_name[i], "4k", span / 1024, "B/page", 0);
+			char *p = map_anon(span, 0);
+			long slab0, slab1;
+
+			for (unsigned long j = 0; j < n; j++)
+				p[j * st] = (char)(j + 1);
+			slab0 = meminfo("Slab");
+			for (unsigned long j = 0; j < n; j++)
+				dev_read(i, fd, p + j * st, PG, dst);
+			slab1 = meminfo("Slab");
+			if (dst[0] != (char)n)
+				die("sparse mirror: the last read returned wrong data");
+			add(rs, (slab1 - slab0) * 1024.0 / n);
+			note(rs, "Slab growth over %lu one-page reads, 1 sample", n);
+			keep[nk++] = p;
+		}
 		for (int m = 0, k = 0; m < (maxmib > 64 ? 2 : 1); m++)
 			for (int thp = 0; thp <= 1; thp++)
 				munmap(keep[k++], msz[m] * MiB);
+		munmap(keep[nk - 2], 1024 * MiB);
+		munmap(keep[nk - 1], 1024 * MiB);
 	}
 
 	for (int thp = 0; thp <= 1; thp++) {
@@ -3040,6 +3068,7 @@ static void print_all(FILE *csv, int ours_mig_errno, int chunks_load,
 {
 	static const char *paired[] = {
 		"dev_read_first", "dev_read_second", "mirror_table",
+		"mirror_sparse2m", "mirror_sparse64k",
 		"munmap", "mprotect_ro", "migrate_to_dev", "migrate_back_seq",
 		"migrate_back_rand", "dev_read_migrated", "pingpong",
 	};
@@ -3437,6 +3466,8 @@ int main(int argc, char **argv)
 	if (want("read")) {
 		if (have_dev(OURS))
 			in_child("device read (ours)", c_dev_read, OURS);
+		if (have_dev(UPB))
+			in_child("device read (upstream)", c_dev_read, UPB);
 		if (have_dev(TEST_HMM))
 			in_child("device read (test_hmm)", c_dev_read, TEST_HMM);
 	}
