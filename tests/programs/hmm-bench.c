@@ -16,12 +16,17 @@
  *   memcpy_user                  glibc memcpy of N MiB in user space (was
  *                                "memcpy"; under TCG rep movsb, not the
  *                                kernel's copy: see ceiling_copy_page)
- *   dev_read_first  ours|test_hmm 4k|thp   first device read of N MiB of
- *                                CPU-written anonymous memory (device faults)
- *   dev_read_second ours|test_hmm 4k|thp   the same read again (mirrored)
+ *   dev_read_first  ours|upstream|test_hmm 4k|thp   first device read of N
+ *                                MiB of CPU-written anonymous memory (device
+ *                                faults)
+ *   dev_read_second ours|upstream|test_hmm 4k|thp   the same read again
  *   munmap / mprotect_ro  ours|test_hmm|none  syscall on a range mirrored
  *                                by ours, by test_hmm, or not mirrored
- *   mirror_table    ours|test_hmm 4k|thp   Slab growth per mirrored page
+ *   mirror_table    ours|upstream|test_hmm 4k|thp   Slab growth per
+ *                                mirrored page
+ *   mirror_sparse2m, mirror_sparse64k  ours|upstream|test_hmm 4k   the
+ *                                same for one page per 2 MiB / 64 KiB of a
+ *                                1 GiB range, read one page at a time
  *   migrate_to_dev  ours|upstream|test_hmm 4k   migration to device memory
  *   migrate_back_seq, migrate_back_rand  ours|upstream|test_hmm 4k   CPU
  *                                touch of every migrated page, in order /
@@ -668,9 +673,9 @@ static void bench_dev_read(enum impl i)
 				f2 = dev_read(i, fd, p, size, dst);
 				t = now() - t;
 				add(r2, mib / t);
-				note(r1, "%s=%lu thp=%ld%%", i == OURS ? "faulted_pages" :
+				note(r1, "%s=%lu thp=%ld%%", i != TEST_HMM ? "faulted_pages" :
 				     "fault_calls", f1, h0 * 100 / (long)(size / 1024));
-				note(r2, "%s=%lu", i == OURS ? "faulted_pages" : "fault_calls", f2);
+				note(r2, "%s=%lu", i != TEST_HMM ? "faulted_pages" : "fault_calls", f2);
 				munmap(p, size);
 			}
 		}
