@@ -642,26 +642,36 @@ static void upb_bufs_free(struct upb_bufs *b)
 /*
  * Erase the entries of virtual pages [@first, @last]; under @f->lock. If
  * @blockable, the xarray lock is dropped every PTRS_PER_PTE entries to
- * reschedule (the munmap of a large mirrored range).
+ * reschedule (the munmap of a large mirrored range), and the walk starts
+ * again after the last entry erased. Not with xas_pause(): erasing the
+ * last entry of a node frees it and leaves the state on the parent, from
+ * which 6.12's xas_pause() (without 7.3's realignment of the index)
+ * would skip up to 63 entries of the next node, left in the table to
+ * name pages that are freed.
  */
 static void upb_table_erase_range(struct upb_file *f, unsigned long first,
 				  unsigned long last, bool blockable)
 {
-	XA_STATE(xas, &f->pt, first);
-	unsigned long n = 0;
+	unsigned long index = first, n;
 	void *entry;
 
-	xas_lock(&xas);
-	xas_for_each(&xas, entry, last) {
-		xas_store(&xas, NULL);
-		if (blockable && !(++n % PTRS_PER_PTE)) {
-			xas_pause(&xas);
-			xas_unlock(&xas);
-			cond_resched();
-			xas_lock(&xas);
+	do {
+		XA_STATE(xas, &f->pt, index);
+
+		n = 0;
+		xas_lock(&xas);
+		xas_for_each(&xas, entry, last) {
+			index = xas.xa_index;
+			xas_store(&xas, NULL);
+			if (blockable && ++n == PTRS_PER_PTE)
+				break;
 		}
-	}
-	xas_unlock(&xas);
+		xas_unlock(&xas);
+		if (n < PTRS_PER_PTE || index >= last)
+			break;
+		index++;
+		cond_resched();
+	} while (true);
 }
 
 /* What upb_table_update() does to the entries of the pages that migrate. */
