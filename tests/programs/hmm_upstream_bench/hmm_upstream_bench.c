@@ -644,9 +644,9 @@ static void upb_bufs_free(struct upb_bufs *b)
  * @blockable, the xarray lock is dropped every PTRS_PER_PTE entries to
  * reschedule (the munmap of a large mirrored range), and the walk starts
  * again after the last entry erased. Not with xas_pause(): erasing the
- * last entry of a node frees it and leaves the state on the parent, from
- * which 6.12's xas_pause() (without 7.3's realignment of the index)
- * would skip up to 63 entries of the next node, left in the table to
+ * last entry of a node frees it and leaves the state on the parent (or
+ * higher), from which 6.12's xas_pause() (without 7.3's realignment of
+ * the index) would skip entries of the next nodes, left in the table to
  * name pages that are freed.
  */
 static void upb_table_erase_range(struct upb_file *f, unsigned long first,
@@ -736,7 +736,7 @@ static void upb_table_update(struct upb_device *udev,
 		}
 		xas_lock(&xas);
 		xas_for_each(&xas, entry, last) {
-			unsigned long i = xas.xa_index - first;
+			unsigned long index = xas.xa_index, i = index - first;
 
 			/* Replaces or erases: never allocates. */
 			if ((args->src[i] & MIGRATE_PFN_MIGRATE) &&
@@ -744,7 +744,8 @@ static void upb_table_update(struct upb_device *udev,
 				xas_store(&xas, upb_table_entry(udev, args, i,
 								entry, op));
 			if (!(++n % PTRS_PER_PTE)) {
-				xas_pause(&xas);
+				/* Not xas_pause(): see upb_table_erase_range(). */
+				xas_set(&xas, index + 1);
 				xas_unlock(&xas);
 				cond_resched();
 				xas_lock(&xas);
