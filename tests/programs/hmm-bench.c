@@ -6,7 +6,7 @@
  *   ours      the series: hmm_dummy device 0 (pfn entries)
  *   upstream  upstream's DEVICE_PRIVATE/migrate_vma API as a driver would
  *             use it: tests/programs/hmm_upstream_bench/ (out of tree,
- *             /dev/hmm_upstream_bench0; migrate group only)
+ *             /dev/hmm_upstream_bench0; migrate and read groups)
  *   test_hmm  lib/test_hmm.c (/dev/hmm_dmirror0), a labelled reference.
  *             Before issue 19 this column said "upstream" (and
  *             "upstream_lru", "upstream_rel"); scripts/bench.sh --compare
