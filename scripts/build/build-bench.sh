@@ -47,7 +47,7 @@ fi
 [ -f "$src/lib/test_hmm_uapi.h" ] || { echo "build-bench: $src has no lib/test_hmm_uapi.h" >&2; exit 2; }
 mkdir -p "$out/bench" "$out/suites" "$out/logs"
 uapi=$(uapi_headers "$src" "$out/hdr")
-${CC:-gcc} -Wall -Wextra -Wno-unused-parameter -O2 -static \
+${CC:-gcc} -Wall -Wextra -Wno-unused-parameter -O2 -static -pthread \
 	-I "$src" -isystem "$uapi" "$TOP/tests/programs/hmm-bench.c" -o "$out/bench/hmm-bench.tmp"
 mv "$out/bench/hmm-bench.tmp" "$out/bench/hmm-bench"
 install -m 0755 "$TOP/tests/guest/suites/bench.sh" "$out/suites/bench"

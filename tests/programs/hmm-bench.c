@@ -56,6 +56,15 @@
  *                                migrating it to its memory (ours: the
  *                                spared mirror; upstream: its table
  *                                update; no fault on either)
+ *   fork_dev, fork_dev_touch  ours|upstream|test_hmm 4k   -X fork: fork()
+ *                                of a process with the sample on the
+ *                                device, the child exiting at once / the
+ *                                child and then the parent reading every
+ *                                page; MiB on the device per second
+ *   mt1_back, mt4_back, mt1_read1, mt4_read1  ours|upstream|test_hmm 4k
+ *                                -X mt: 1 or 4 threads, CPU faults after
+ *                                migration / the first device read, each
+ *                                thread a contiguous part of the sample
  *   ceiling_copy_page kernel 4k  hmm_upstream_bench's UPB_CEILING mode 0:
  *                                copy_highpage of the same number of pages
  *                                into device pool pages, in the kernel (the
@@ -95,6 +104,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <pthread.h>
 #include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
@@ -444,10 +454,10 @@ static int dev_open(enum impl i)
 }
 
 /* Ours: pages of the last dev_read() that were read in device memory. */
-static unsigned long ours_read_ndev;
+static __thread unsigned long ours_read_ndev;
 #if HAVE_UPB
 /* Upstream: the answer of the last dev_read() (times, counters). */
-static struct upb_rw upb_last_rw;
+static __thread struct upb_rw upb_last_rw;
 #endif
 
 /*
@@ -1528,6 +1538,8 @@ static unsigned long long seed;		/* -S */
 static const char *boot_label = "boot";	/* -b */
 static int aa_worker;			/* -A */
 static const char *mig_only;		/* -i: comma-separated implementations */
+enum { RS_MAIN = 1, RS_FORK = 2, RS_MT = 4 };
+static int rowsets = RS_MAIN;		/* -X */
 static const char *rawpath = "hmm-bench-raw.csv";	/* -w */
 static int raw_samples;			/* sample lines in rawpath */
 static int check_failures;		/* samples that failed a check */
@@ -2161,8 +2173,316 @@ static void w_read(struct wctx *c, const struct wcmd *cmd, int check)
 	c->rbuf_size = 0;
 }
 
-/* One measurement (see above); 0, or the errno of ours' first migration. */
-static int w_measure(struct wctx *c, const struct wcmd *cmd)
+/*
+ * Migrate K sub-ranges of @size at @p (stride apart) with the worker's
+ * implementation, untimed. Returns the pages migrated, or -errno for ours'
+ * first migration (ours then gets n/a rows); any other failure is fatal.
+ */
+static long mig_all(struct wctx *c, char *p, unsigned long k, unsigned long stride,
+		    unsigned long size)
+{
+	unsigned long long t6[6] = { 0 };
+	unsigned long total = 0;
+	long got;
+
+	for (unsigned long j = 0; j < k; j++) {
+		got = mig_one(c, p + j * stride, size, t6);
+		if (got < 0 && c->impl == OURS && c->first)
+			return got;
+		if (got < 0) {
+			errno = -got;
+			die("%s: migration of %lu KiB", impl_name[c->impl], size / 1024);
+		}
+		c->first = 0;
+		total += got;
+	}
+	return total;
+}
+
+/* Touch one byte of every page of the sample; 0 (the sum is thrown away). */
+static void touch_all(const char *p, unsigned long k, unsigned long stride,
+		      unsigned long np)
+{
+	volatile char sink = 0;
+
+	for (unsigned long j = 0; j < k; j++)
+		for (unsigned long i = 0; i < np; i++)
+			sink += p[j * stride + i * PG];
+	(void)sink;
+}
+
+/*
+ * fork() with memory on the device (issue 19 item 4; slice 4), -X fork.
+ * The sample's K sub-ranges are written by the CPU and migrated to the
+ * device (untimed), then:
+ *   fork_dev: fork(), the child _exit()s at once, waitpid(): the cost of
+ *     forking a process with that much memory on the device (fork + exec,
+ *     or a daemon's worker that touches none of it). ours gives the child
+ *     a system-memory copy of every device page during fork() (the device
+ *     mirrors one mm); upstream shares the DEVICE_PRIVATE page with the
+ *     child, write-protected, until one of them touches it;
+ *   fork_dev_touch: fork(), the child reads one byte of every page and
+ *     exits, waitpid(), then the parent reads one byte of every page: ours
+ *     copies at fork() and migrates back at the parent's touches; upstream
+ *     migrates back at the child's touches (for both mms) and the parent
+ *     finds system memory.
+ * The rates are MiB of device memory per second. Checks: after fork_dev
+ * the device pages are still all in use (the parent's, nothing leaked or
+ * lost), the child's exit status, every page back after fork_dev_touch
+ * (ours and upstream: from_device), in a checked repetition the child's
+ * and the parent's data after a further, untimed migration and fork, and
+ * the pool empty after munmap.
+ */
+static int w_fork(struct wctx *c, const struct wcmd *cmd, int check)
+{
+	unsigned long kib = cmd->kib, size = kib * 1024, np = size / PG;
+	unsigned long k = mig_nops(kib), stride = mig_stride(kib);
+	double mib = (double)k * kib / 1024;
+	char *p = map_anon(k * stride, 0), what[64];
+	long total, iu, b0, b1;
+	struct wmsg m;
+	int status;
+	pid_t pid;
+	double t;
+
+	for (unsigned long j = 0; j < k; j++)
+		fill(p + j * stride, size, (unsigned char)(13 + j));
+	total = mig_all(c, p, k, stride, size);
+	if (total < 0) {
+		munmap(p, k * stride);
+		return -total;
+	}
+	for (int touch = 0; touch <= 1; touch++) {
+		wmsg_init(&m, touch ? "fork_dev_touch" : "fork_dev", "MiB/s");
+		m.nops = 1;
+		m.npages = total;
+		m.partial = (unsigned long)total != k * np;
+		b0 = wstat(c, "from_device");
+		t = now();
+		pid = fork();
+		if (pid < 0)
+			die("fork");
+		if (!pid) {
+			if (touch)
+				touch_all(p, k, stride, np);
+			_exit(0);
+		}
+		if (waitpid(pid, &status, 0) != pid)
+			die("waitpid");
+		if (touch)
+			touch_all(p, k, stride, np);
+		t = now() - t;
+		b1 = b0 >= 0 ? wstat(c, "from_device") : -1;
+		m.value = mib / t;
+		if (!WIFEXITED(status) || WEXITSTATUS(status)) {
+			m.bad = 1;
+			addf(m.note, sizeof(m.note), "check:child status %#x", status);
+		}
+		if (m.partial) {
+			addf(m.note, sizeof(m.note), "partial: %ld of %lu pages", total, k * np);
+		} else if (!touch) {
+			/* the parent's pages stay on the device */
+			iu = wstat(c, "in_use");
+			if (iu >= 0 && iu != total) {
+				m.bad = 1;
+				addf(m.note, sizeof(m.note), "check:in_use=%ld want %ld", iu, total);
+			}
+		} else if (b0 >= 0 && b1 >= 0 && b1 - b0 != total) {
+			m.bad = 1;
+			addf(m.note, sizeof(m.note), "check:from_device=%ld want %ld", b1 - b0,
+			     total);
+		}
+		snprintf(m.info, sizeof(m.info), "%lu x %lu KiB on the device; %s", k, kib,
+			 touch ? "child and parent read every page" : "the child exits at once");
+		wsend(c, &m);
+	}
+	if (check) {
+		/* the child's and the parent's data, from memory on the device */
+		snprintf(what, sizeof(what), "%s fork_dev %lu KiB", impl_name[c->impl], kib);
+		if (mig_all(c, p, k, stride, size) != total)
+			die("%s: second migration", what);
+		pid = fork();
+		if (pid < 0)
+			die("fork");
+		if (!pid) {
+			for (unsigned long j = 0; j < k; j++)
+				check_fill(p + j * stride, size, (unsigned char)(13 + j), what);
+			_exit(0);
+		}
+		if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status))
+			die("%s: the child's data check failed (status %#x)", what, status);
+		for (unsigned long j = 0; j < k; j++)
+			check_fill(p + j * stride, size, (unsigned char)(13 + j), what);
+	}
+	munmap(p, k * stride);
+	wmsg_init(&m, "", "");
+	check_in_use(c, &m);
+	if (m.bad)
+		die("%s fork rows %lu KiB: %s", impl_name[c->impl], kib, m.note);
+	return 0;
+}
+
+/* One thread of w_mt(): its share of the sample's pages. */
+struct mt_arg {
+	struct wctx *c;
+	pthread_barrier_t *bar;
+	char *p, *rbuf;
+	unsigned long k, stride, np, first, last;	/* pages [first, last) */
+	int read;
+	unsigned long nfaulted;
+	double t0, t1;		/* this thread's start and end (now()) */
+};
+
+static void *mt_thread(void *arg)
+{
+	struct mt_arg *a = arg;
+	cpu_set_t cpus;
+
+	/* the worker is pinned to CPU 0; its threads may use every CPU */
+	CPU_ZERO(&cpus);
+	for (int i = 0; i < CPU_SETSIZE; i++)
+		CPU_SET(i, &cpus);
+	sched_setaffinity(0, sizeof(cpus), &cpus);
+	pthread_barrier_wait(a->bar);
+	a->t0 = now();
+	for (unsigned long x = a->first; x < a->last;) {
+		unsigned long j = x / a->np, i = x % a->np;
+		unsigned long n = a->np - i < a->last - x ? a->np - i : a->last - x;
+		char *q = a->p + j * a->stride + i * PG;
+
+		if (a->read) {
+			a->nfaulted += dev_read(a->c->impl, a->c->fd, q, n * PG,
+						a->rbuf + x * PG);
+		} else {
+			volatile char sink = 0;
+
+			for (unsigned long y = 0; y < n; y++)
+				sink += q[y * PG];
+			(void)sink;
+		}
+		x += n;
+	}
+	a->t1 = now();
+	return NULL;
+}
+
+/*
+ * Threads (issue 19 item 4; slice 4), -X mt. N threads (1 and 4) share
+ * the sample's pages in N contiguous parts and, started together:
+ *   mtN_back: read one byte of every page of their part after the sample
+ *     was migrated to the device (CPU faults, each side at its own
+ *     window: 512 pages for ours and upstream);
+ *   mtN_read1: read their part with the device, one read ioctl per part
+ *     of a sub-range, on the worker's one file (device faults: the first
+ *     read of CPU-written memory).
+ * MiB per second from the first thread's start to the last one's end,
+ * each thread's own clock (the worker, pinned to CPU 0, may run only
+ * after its threads). The threads
+ * are not pinned (the guest has 2 vCPUs: at most 2 run at once). Parts
+ * below 2 MiB share windows, and their faults race. Checks: every page
+ * back (back; from_device), every page faulted once (read1; ours and
+ * upstream), the data in a checked repetition, the pool empty after
+ * munmap.
+ */
+static void w_mt(struct wctx *c, const struct wcmd *cmd, int check)
+{
+	unsigned long kib = cmd->kib, size = kib * 1024, np = size / PG;
+	unsigned long k = mig_nops(kib), stride = mig_stride(kib);
+	double mib = (double)k * kib / 1024;
+	static const int nth[] = { 1, 4 };
+
+	for (int read = 0; read <= 1; read++) {
+		for (unsigned t = 0; t < sizeof(nth) / sizeof(nth[0]); t++) {
+			int n = nth[t];
+			char *p = map_anon(k * stride, 0), *rbuf = NULL, row[32], what[64];
+			pthread_t th[4];
+			struct mt_arg a[4];
+			pthread_barrier_t bar;
+			unsigned long f = 0;
+			long total = 0, b0, b1;
+			struct wmsg m;
+			double t0, t1;
+
+			for (unsigned long j = 0; j < k; j++)
+				fill(p + j * stride, size, (unsigned char)(15 + j));
+			if (read)
+				rbuf = dst_buf(k * size);
+			else
+				total = mig_all(c, p, k, stride, size);
+			if (total < 0)
+				die("%s: migration of %lu KiB", impl_name[c->impl], kib);
+			snprintf(row, sizeof(row), "mt%d_%s", n, read ? "read1" : "back");
+			wmsg_init(&m, row, "MiB/s");
+			m.nops = n;
+			if (!read) {
+				m.npages = total;
+				m.partial = (unsigned long)total != k * np;
+			}
+			if (pthread_barrier_init(&bar, NULL, n + 1))
+				die("pthread_barrier_init");
+			b0 = wstat(c, "from_device");
+			for (int i = 0; i < n; i++) {
+				a[i] = (struct mt_arg){ .c = c, .bar = &bar, .p = p, .rbuf = rbuf,
+						      .k = k, .stride = stride, .np = np,
+						      .first = k * np * i / n,
+						      .last = k * np * (i + 1) / n, .read = read };
+				if (pthread_create(&th[i], NULL, mt_thread, &a[i]))
+					die("pthread_create");
+			}
+			pthread_barrier_wait(&bar);
+			/*
+			 * From the first thread's start to the last one's end:
+			 * this thread, pinned to CPU 0, may run again only
+			 * after them.
+			 */
+			for (int i = 0; i < n; i++) {
+				pthread_join(th[i], NULL);
+				f += a[i].nfaulted;
+			}
+			t0 = a[0].t0;
+			t1 = a[0].t1;
+			for (int i = 1; i < n; i++) {
+				t0 = a[i].t0 < t0 ? a[i].t0 : t0;
+				t1 = a[i].t1 > t1 ? a[i].t1 : t1;
+			}
+			t0 = t1 - t0;
+			pthread_barrier_destroy(&bar);
+			b1 = b0 >= 0 ? wstat(c, "from_device") : -1;
+			m.value = mib / t0;
+			if (read) {
+				m.nfaults = f;
+				if (c->impl != TEST_HMM && f != k * np) {
+					m.bad = 1;
+					addf(m.note, sizeof(m.note), "check:nfaulted=%lu want %lu", f,
+					     k * np);
+				}
+			} else if (m.partial) {
+				addf(m.note, sizeof(m.note), "partial: %ld of %lu pages", total,
+				     k * np);
+			} else if (b0 >= 0 && b1 >= 0 && b1 - b0 != total) {
+				m.bad = 1;
+				addf(m.note, sizeof(m.note), "check:from_device=%ld want %ld",
+				     b1 - b0, total);
+			}
+			snprintf(m.info, sizeof(m.info), "%d thread%s, %lu x %lu KiB, %s", n,
+				 n > 1 ? "s" : "", k, kib, read ? "first device read" :
+				 "CPU faults after migration");
+			snprintf(what, sizeof(what), "%s %s %lu KiB", impl_name[c->impl], row, kib);
+			if (check)
+				for (unsigned long j = 0; j < k; j++)
+					check_fill(read ? rbuf + j * size : p + j * stride, size,
+						   (unsigned char)(15 + j), what);
+			munmap(p, k * stride);
+			if (rbuf)
+				munmap(rbuf, k * size);
+			check_in_use(c, &m);
+			wsend(c, &m);
+		}
+	}
+}
+
+/* The main rows (see above); 0, or the errno of ours' first migration. */
+static int w_main(struct wctx *c, const struct wcmd *cmd)
 {
 	const char *in = impl_name[c->impl];
 	unsigned long kib = cmd->kib, size = kib * 1024, np = size / PG;
@@ -2372,6 +2692,24 @@ static int w_measure(struct wctx *c, const struct wcmd *cmd)
 	}
 	free(order);
 	return 0;
+}
+
+/*
+ * One measurement: the rows of -X (the main rows, fork, threads); 0, or the
+ * errno of ours' first migration. The timed workers (-T) measure only the
+ * main rows.
+ */
+static int w_measure(struct wctx *c, const struct wcmd *cmd)
+{
+	int check = cmd->warm || cmd->rep == 1, err = 0;
+
+	if (rowsets & RS_MAIN)
+		err = w_main(c, cmd);
+	if (!err && (rowsets & RS_FORK) && !c->timed)
+		err = w_fork(c, cmd, check);
+	if (!err && (rowsets & RS_MT) && !c->timed)
+		w_mt(c, cmd, check);
+	return err;
 }
 
 /* The in-kernel copy ceiling of a sample's pages; 0 or errno. */
@@ -2775,6 +3113,8 @@ static void run_migrate(void)
 	}
 	if (cw < 0)
 		snprintf(ceil_skip, sizeof(ceil_skip), "no hmm_upstream_bench device (%s)", UPB_DEV);
+	else if (!(rowsets & RS_MAIN))
+		snprintf(ceil_skip, sizeof(ceil_skip), "not with -X without main");
 	/* The table's rows in a fixed order: size, implementation, row. */
 	for (int s = 0; s < nmig; s++) {
 		static const char *rn[] = { "migrate_to_dev", "migrate_back_seq",
@@ -2782,12 +3122,20 @@ static void run_migrate(void)
 					    "dev_read_migrated", "dev_read1_core",
 					    "dev_read1_coretab" };
 
-		for (int i = 0; i < nworkers; i++)
+		static const char *xn[] = { "fork_dev", "fork_dev_touch", "mt1_back",
+					    "mt4_back", "mt1_read1", "mt4_read1" };
+
+		for (int i = 0; i < nworkers && (rowsets & RS_MAIN); i++)
 			for (int r = 0; r < 8; r++)
 				if (r < 5 || (r == 5 && !workers[i].timed) ||
 				    (r > 5 && workers[i].timed))
 					row_get(rn[r], workers[i].label, "4k", mig_kib[s], "MiB/s", 1);
-		for (int i = 0; i < nworkers && mig_kib[s] >= SPARSE_MIN_KIB; i++) {
+		for (int i = 0; i < nworkers; i++)
+			for (int r = 0; r < 6 && !workers[i].timed; r++)
+				if (rowsets & (r < 2 ? RS_FORK : RS_MT))
+					row_get(xn[r], workers[i].label, "4k", mig_kib[s], "MiB/s", 1);
+		for (int i = 0; i < nworkers && mig_kib[s] >= SPARSE_MIN_KIB &&
+				(rowsets & RS_MAIN); i++) {
 			char w1[40];
 
 			row_get("sparse_touch", workers[i].label, "4k", mig_kib[s], "touch/s", 1);
@@ -2800,7 +3148,7 @@ static void run_migrate(void)
 			snprintf(w1, sizeof(w1), "%s_ad", workers[i].label);
 			row_get("sparse_touch", w1, "4k", mig_kib[s], "touch/s", 1);
 		}
-		if (cw >= 0)
+		if (cw >= 0 && (rowsets & RS_MAIN))
 			row_get("ceiling_copy_page", "kernel", "4k", mig_kib[s], "MiB/s", 1);
 	}
 	raw = fopen(rawpath, "w");
@@ -2859,8 +3207,9 @@ static void run_migrate(void)
 	uw = read_long(UPB_PARAM("window"));
 	snprintf(mig_info, sizeof(mig_info),
 		 "migrate group: workers %s pinned to CPU 0; seed %llu; %d reps + 1 warm-up, "
-		 "order shuffled per rep and size; windows ours %ld upstream %ld",
-		 names, seed, mig_reps, ow, uw);
+		 "order shuffled per rep and size; windows ours %ld upstream %ld; rows%s%s%s",
+		 names, seed, mig_reps, ow, uw, rowsets & RS_MAIN ? " main" : "",
+		 rowsets & RS_FORK ? " fork" : "", rowsets & RS_MT ? " mt" : "");
 	fprintf(stderr, "hmm-bench: %s\n", mig_info);
 	for (int i = 0; i < nworkers; i++)
 		worker_start(&workers[i]);
@@ -2911,7 +3260,7 @@ static void run_migrate(void)
 		struct wcmd cmd = { .op = W_SPLIT, .rep = mig_reps + 1, .kib = 4096 };
 		int err;
 
-		if (!workers[i].timed)
+		if (!workers[i].timed || !(rowsets & RS_MAIN))
 			continue;
 		err = run_cmd(raw, &workers[i], &cmd, 0);
 		if (err > 0) {
@@ -3307,7 +3656,8 @@ static void print_all(FILE *csv, int ours_mig_errno, int chunks_load,
 static void usage(void)
 {
 	printf("usage: hmm-bench [-s MiB,..] [-m SIZE,..] [-r N] [-R N] [-H N] [-M MiB] [-g GROUPS]\n"
-	       "                 [-i IMPLS] [-A] [-S SEED] [-b BOOT] [-E MiB] [-o CSV] [-w RAW] [-p] [-v]\n"
+	       "                 [-i IMPLS] [-A] [-T] [-X SETS] [-S SEED] [-b BOOT] [-E MiB]\n"
+	       "                 [-o CSV] [-w RAW] [-p] [-v]\n"
 	       "  -s  sizes in MiB (default 4,64,256,512)\n"
 	       "  -m  sizes of the migrate group, KiB or with K, M, G (4K..1G; default:\n"
 	       "      the -s sizes up to -M); below 4 MiB a sample is min(256, 4 MiB /\n"
@@ -3325,7 +3675,9 @@ static void usage(void)
 	       "      (default: every one whose device is there)\n"
 	       "  -A  migrate group: a second upstream worker, upstream_b (A/A control)\n"
 	       "  -T  migrate group: the core-time split, workers ours_t (hmm_dummy_timed)\n"
-	       "      and upstream_t (hmm_upstream_bench timing=1) with ROW_core samples\n"
+	       "      and upstream_t (hmm_upstream_bench timing=1) with ROW_core samples\n"	       "  -X  migrate group: the row sets, of main (default), fork (fork_dev,\n"
+	       "      fork_dev_touch) and mt (mt1_back, mt4_back, mt1_read1, mt4_read1);\n"
+	       "      the timed workers only measure main\n"
 	       "  -S  migrate group: seed of the order and of the random touch (default:\n"
 	       "      from the clock; printed)\n"
 	       "  -b  the raw CSV's boot column (default \"boot\")\n"
@@ -3369,7 +3721,7 @@ int main(int argc, char **argv)
 
 	sizes[0] = 4, sizes[1] = 64, sizes[2] = 256, sizes[3] = 512;
 	nsizes = 4;
-	while ((opt = getopt(argc, argv, "s:m:r:R:H:M:g:i:ATS:b:E:o:w:pvh")) != -1) {
+	while ((opt = getopt(argc, argv, "s:m:r:R:H:M:g:i:ATX:S:b:E:o:w:pvh")) != -1) {
 		switch (opt) {
 		case 's': {
 			char *s = optarg, *end;
@@ -3406,6 +3758,27 @@ int main(int argc, char **argv)
 		case 'i': mig_only = optarg; break;
 		case 'A': aa_worker = 1; break;
 		case 'T': timed_workers = 1; break;
+		case 'X': {
+			char buf[64], *t, *save;
+
+			snprintf(buf, sizeof(buf), "%s", optarg);
+			rowsets = 0;
+			for (t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+				if (!strcmp(t, "main"))
+					rowsets |= RS_MAIN;
+				else if (!strcmp(t, "fork"))
+					rowsets |= RS_FORK;
+				else if (!strcmp(t, "mt"))
+					rowsets |= RS_MT;
+				else
+					break;
+			}
+			if (t || !rowsets) {
+				fprintf(stderr, "hmm-bench: -X %s: main, fork, mt\n", optarg);
+				return 2;
+			}
+			break;
+		}
 		case 'S': seed = strtoull(optarg, NULL, 0); seed_given = 1; break;
 		case 'b': boot_label = optarg; break;
 		case 'E': evict_pool_mib = strtoul(optarg, NULL, 10); break;
