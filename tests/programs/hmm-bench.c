@@ -56,15 +56,25 @@
  *                                migrating it to its memory (ours: the
  *                                spared mirror; upstream: its table
  *                                update; no fault on either)
- *   fork_dev, fork_dev_touch  ours|upstream|test_hmm 4k   -X fork: fork()
+ *   fork_dev, fork_dev_exit, fork_child_touch, fork_parent_write
+ *                                ours|upstream|test_hmm 4k   -X fork: fork()
  *                                of a process with the sample on the
- *                                device, the child exiting at once / the
- *                                child and then the parent reading every
- *                                page; MiB on the device per second
- *   mt1_back, mt4_back, mt1_read1, mt4_read1  ours|upstream|test_hmm 4k
- *                                -X mt: 1 or 4 threads, CPU faults after
- *                                migration / the first device read, each
- *                                thread a contiguous part of the sample
+ *                                device: the parent's fork(), until
+ *                                waitpid(), the child reading every page,
+ *                                the parent writing every page; MiB on the
+ *                                device per second
+ *   mt1_back, mt4_back, mt4_back_il, mt1_read1, mt4_read1
+ *                                ours|upstream|test_hmm 4k   -X mt: 1 or 4
+ *                                threads, CPU faults after migration (parts
+ *                                of whole windows, or interleaved pages) /
+ *                                the first device read
+ *   pp_bounce, pp_settle, pp_settle_rounds  ours|upstream|test_hmm 4k,
+ *                                2 MiB   -X pp: ping-pong rounds (migrate,
+ *                                device read, CPU write), ms per round;
+ *                                then (migrate, device read) rounds until
+ *                                the reads find device memory: ms and
+ *                                rounds. ours with its control at the
+ *                                loaded tunables
  *   ceiling_copy_page kernel 4k  hmm_upstream_bench's UPB_CEILING mode 0:
  *                                copy_highpage of the same number of pages
  *                                into device pool pages, in the kernel (the
@@ -759,13 +769,21 @@ static long dev_migrate(enum impl i, int fd, char *p, unsigned long size,
 			.address = (uintptr_t)p, .size = size,
 		};
 
-#ifdef HMM_DUMMY_MIGRATE_PINGPONG
-		if (ours_pingpong)
+		unsigned long req = HMM_DUMMY_MIGRATE_TO;
+
+		/*
+		 * Only HMM_DUMMY_MIGRATE_TO_FLAGS reads the flags: with
+		 * HMM_DUMMY_MIGRATE_TO they are reserved, and ignored.
+		 */
+#ifdef HMM_DUMMY_MIGRATE_TO_FLAGS
+		if (ours_pingpong) {
 			m.flags = HMM_DUMMY_MIGRATE_PINGPONG;
+			req = HMM_DUMMY_MIGRATE_TO_FLAGS;
+		}
 #endif
-		if (ioctl_restart(fd, HMM_DUMMY_MIGRATE_TO, &m))
+		if (ioctl_restart(fd, req, &m))
 			return -errno;
-#ifdef HMM_DUMMY_MIGRATE_PINGPONG
+#ifdef HMM_DUMMY_MIGRATE_TO_FLAGS
 		ours_held += m.nheld_pages;
 #endif
 		return m.nfaulted_dev_pages;
@@ -966,7 +984,14 @@ static void bench_pingpong(int mode)
 		}
 	}
 	if (i == OURS && thr >= 0) {
-		note(r, "%ld holds", read_long(OURS_PP("held")) - held0);
+		long holds = read_long(OURS_PP("held")) - held0;
+
+		note(r, "%ld holds", holds);
+		/* rounds of well under 10 s: it must have fired */
+		if (mode == 0 && holds <= 0) {
+			errno = 0;
+			die("ours: pingpong: the ping-pong control never held the block");
+		}
 		write_long(OURS_PP("threshold"), thr);
 		write_long(OURS_PP("window_ms"), win);
 		write_long(OURS_PP("hold_ms"), hold);
@@ -1538,7 +1563,7 @@ static unsigned long long seed;		/* -S */
 static const char *boot_label = "boot";	/* -b */
 static int aa_worker;			/* -A */
 static const char *mig_only;		/* -i: comma-separated implementations */
-enum { RS_MAIN = 1, RS_FORK = 2, RS_MT = 4 };
+enum { RS_MAIN = 1, RS_FORK = 2, RS_MT = 4, RS_PP = 8 };
 static int rowsets = RS_MAIN;		/* -X */
 static const char *rawpath = "hmm-bench-raw.csv";	/* -w */
 static int raw_samples;			/* sample lines in rawpath */
@@ -2173,6 +2198,17 @@ static void w_read(struct wctx *c, const struct wcmd *cmd, int check)
 	c->rbuf_size = 0;
 }
 
+/* test_hmm copies a migration back to the caller: into c->dst. */
+static void dst_ensure(struct wctx *c, unsigned long size)
+{
+	if (c->impl != TEST_HMM || c->dst_size >= size)
+		return;
+	if (c->dst)
+		munmap(c->dst, c->dst_size);
+	c->dst = dst_buf(size);
+	c->dst_size = size;
+}
+
 /*
  * Migrate K sub-ranges of @size at @p (stride apart) with the worker's
  * implementation, untimed. Returns the pages migrated, or -errno for ours'
@@ -2185,6 +2221,7 @@ static long mig_all(struct wctx *c, char *p, unsigned long k, unsigned long stri
 	unsigned long total = 0;
 	long got;
 
+	dst_ensure(c, size);
 	for (unsigned long j = 0; j < k; j++) {
 		got = mig_one(c, p + j * stride, size, t6);
 		if (got < 0 && c->impl == OURS && c->first)
@@ -2193,13 +2230,13 @@ static long mig_all(struct wctx *c, char *p, unsigned long k, unsigned long stri
 			errno = -got;
 			die("%s: migration of %lu KiB", impl_name[c->impl], size / 1024);
 		}
-		c->first = 0;
 		total += got;
 	}
+	c->first = 0;
 	return total;
 }
 
-/* Touch one byte of every page of the sample; 0 (the sum is thrown away). */
+/* Read one byte of every page of the sample. */
 static void touch_all(const char *p, unsigned long k, unsigned long stride,
 		      unsigned long np)
 {
@@ -2211,124 +2248,198 @@ static void touch_all(const char *p, unsigned long k, unsigned long stride,
 	(void)sink;
 }
 
+/* fill()'s data with byte 0 of page i at @b0 + i? 0 if so (no die()). */
+static int fill_bad(const char *p, unsigned long size, unsigned char seed,
+		    unsigned char b0)
+{
+	for (unsigned long i = 0; i < size; i += PG) {
+		if (p[i] != (char)(b0 + i / PG))
+			return 1;
+		for (unsigned long x = 1; x < PG; x++)
+			if (p[i + x] != (char)seed)
+				return 1;
+	}
+	return 0;
+}
+
 /*
- * fork() with memory on the device (issue 19 item 4; slice 4), -X fork.
- * The sample's K sub-ranges are written by the CPU and migrated to the
- * device (untimed), then:
- *   fork_dev: fork(), the child _exit()s at once, waitpid(): the cost of
- *     forking a process with that much memory on the device (fork + exec,
- *     or a daemon's worker that touches none of it). ours gives the child
- *     a system-memory copy of every device page during fork() (the device
- *     mirrors one mm); upstream shares the DEVICE_PRIVATE page with the
- *     child, write-protected, until one of them touches it;
- *   fork_dev_touch: fork(), the child reads one byte of every page and
- *     exits, waitpid(), then the parent reads one byte of every page: ours
- *     copies at fork() and migrates back at the parent's touches; upstream
- *     migrates back at the child's touches (for both mms) and the parent
- *     finds system memory.
- * The rates are MiB of device memory per second. Checks: after fork_dev
- * the device pages are still all in use (the parent's, nothing leaked or
- * lost), the child's exit status, every page back after fork_dev_touch
- * (ours and upstream: from_device), in a checked repetition the child's
- * and the parent's data after a further, untimed migration and fork, and
- * the pool empty after munmap.
+ * fork() with memory on the device (issue 19 item 4, row 6; slice 4),
+ * -X fork. For each row a fresh mapping of the sample's K sub-ranges is
+ * written by the CPU and migrated to the device (untimed), then:
+ *   fork_dev: the parent's fork() latency, the child _exit()ing at once;
+ *   fork_dev_exit: the same fork() until waitpid() returns (the child's
+ *     exit, which frees what fork() gave it, included);
+ *   fork_child_touch: fork(), the child reads one byte of every page,
+ *     until the child says it is done (a pipe);
+ *   fork_parent_write: after fork(), with the child alive (blocked on a
+ *     pipe), the parent writes one byte of every page: the write loop.
+ * ours gives the child a system-memory copy of every device page during
+ * fork() (the device mirrors one mm) and leaves the parent's entries
+ * alone; upstream shares the DEVICE_PRIVATE page with the child,
+ * write-protected, and a touch by either side migrates it back for both
+ * (then a write copies it). MiB of device memory per second. fork()
+ * failing with ENOMEM (ours needs memory for the child's copies) gives a
+ * sample noted "partial", not counted. Checks (ours and upstream; test_hmm
+ * has no counters): fork() brings nothing back (from_device) and every
+ * page is either still on the device (in_use) or back; after the
+ * parent's writes every page is back; the child's exit status; in a
+ * checked repetition the child's data (after its reads; after the
+ * parent's writes, which it must not see) and the parent's; the pool
+ * empty after munmap.
  */
 static int w_fork(struct wctx *c, const struct wcmd *cmd, int check)
 {
 	unsigned long kib = cmd->kib, size = kib * 1024, np = size / PG;
 	unsigned long k = mig_nops(kib), stride = mig_stride(kib);
 	double mib = (double)k * kib / 1024;
-	char *p = map_anon(k * stride, 0), what[64];
-	long total, iu, b0, b1;
-	struct wmsg m;
-	int status;
-	pid_t pid;
-	double t;
 
-	for (unsigned long j = 0; j < k; j++)
-		fill(p + j * stride, size, (unsigned char)(13 + j));
-	total = mig_all(c, p, k, stride, size);
-	if (total < 0) {
-		munmap(p, k * stride);
-		return -total;
-	}
-	for (int touch = 0; touch <= 1; touch++) {
-		wmsg_init(&m, touch ? "fork_dev_touch" : "fork_dev", "MiB/s");
-		m.nops = 1;
-		m.npages = total;
-		m.partial = (unsigned long)total != k * np;
-		b0 = wstat(c, "from_device");
-		t = now();
-		pid = fork();
-		if (pid < 0)
-			die("fork");
-		if (!pid) {
-			if (touch)
-				touch_all(p, k, stride, np);
-			_exit(0);
-		}
-		if (waitpid(pid, &status, 0) != pid)
-			die("waitpid");
-		if (touch)
-			touch_all(p, k, stride, np);
-		t = now() - t;
-		b1 = b0 >= 0 ? wstat(c, "from_device") : -1;
-		m.value = mib / t;
-		if (!WIFEXITED(status) || WEXITSTATUS(status)) {
-			m.bad = 1;
-			addf(m.note, sizeof(m.note), "check:child status %#x", status);
-		}
-		if (m.partial) {
-			addf(m.note, sizeof(m.note), "partial: %ld of %lu pages", total, k * np);
-		} else if (!touch) {
-			/* the parent's pages stay on the device */
-			iu = wstat(c, "in_use");
-			if (iu >= 0 && iu != total) {
-				m.bad = 1;
-				addf(m.note, sizeof(m.note), "check:in_use=%ld want %ld", iu, total);
-			}
-		} else if (b0 >= 0 && b1 >= 0 && b1 - b0 != total) {
-			m.bad = 1;
-			addf(m.note, sizeof(m.note), "check:from_device=%ld want %ld", b1 - b0,
-			     total);
-		}
-		snprintf(m.info, sizeof(m.info), "%lu x %lu KiB on the device; %s", k, kib,
-			 touch ? "child and parent read every page" : "the child exits at once");
-		wsend(c, &m);
-	}
-	if (check) {
-		/* the child's and the parent's data, from memory on the device */
-		snprintf(what, sizeof(what), "%s fork_dev %lu KiB", impl_name[c->impl], kib);
-		if (mig_all(c, p, k, stride, size) != total)
-			die("%s: second migration", what);
-		pid = fork();
-		if (pid < 0)
-			die("fork");
-		if (!pid) {
-			for (unsigned long j = 0; j < k; j++)
-				check_fill(p + j * stride, size, (unsigned char)(13 + j), what);
-			_exit(0);
-		}
-		if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status))
-			die("%s: the child's data check failed (status %#x)", what, status);
+	for (int r = 0; r < 3; r++) {
+		char *p = map_anon(k * stride, 0), what[64], x = 0;
+		int pfd[2] = { -1, -1 }, status = 0, enomem = 0;
+		double t0, t1, t2 = 0;
+		long total, b0, b1, iu;
+		struct wmsg m[2];
+		pid_t pid;
+
 		for (unsigned long j = 0; j < k; j++)
-			check_fill(p + j * stride, size, (unsigned char)(13 + j), what);
+			fill(p + j * stride, size, (unsigned char)(13 + j));
+		total = mig_all(c, p, k, stride, size);
+		if (total < 0) {
+			munmap(p, k * stride);
+			return -total;
+		}
+		snprintf(what, sizeof(what), "%s fork rows %lu KiB", impl_name[c->impl], kib);
+		if (r && pipe(pfd))
+			die("pipe");
+		b0 = wstat(c, "from_device");
+		t0 = now();
+		pid = fork();
+		t1 = now();
+		if (!pid) {
+			int bad = 0;
+
+			if (r == 1) {
+				touch_all(p, k, stride, np);
+				if (write(pfd[1], &x, 1) != 1)
+					_exit(4);
+			} else if (r == 2) {
+				close(pfd[1]);
+				while (read(pfd[0], &x, 1) < 0 && errno == EINTR)
+					;
+			}
+			for (unsigned long j = 0; j < k && check && r; j++)
+				bad |= fill_bad(p + j * stride, size, (unsigned char)(13 + j),
+						(unsigned char)(13 + j));
+			_exit(bad ? 3 : 0);
+		}
+		if (pid < 0 && errno != ENOMEM)
+			die("%s: fork", what);
+		enomem = pid < 0;
+		if (r == 1 && !enomem) {
+			if (read_full(pfd[0], &x, 1) != 1)
+				status = -1;	/* died before it was done */
+			t2 = now();
+		} else if (r == 2 && !enomem) {
+			close(pfd[0]);
+			pfd[0] = -1;
+			t0 = now();
+			for (unsigned long j = 0; j < k; j++)
+				for (unsigned long i = 0; i < np; i++)
+					p[j * stride + i * PG] = (char)(14 + j + i);
+			t1 = now();
+			close(pfd[1]);	/* the child may go */
+			pfd[1] = -1;
+		}
+		if (!enomem) {
+			int ws;
+
+			if (waitpid(pid, &ws, 0) != pid)
+				die("%s: waitpid", what);
+			if (!status)
+				status = ws;
+		}
+		if (r == 0)
+			t2 = now();
+		if (pfd[0] >= 0)
+			close(pfd[0]);
+		if (pfd[1] >= 0)
+			close(pfd[1]);
+		b1 = b0 >= 0 ? wstat(c, "from_device") : -1;
+		iu = wstat(c, "in_use");
+
+		for (int s = 0; s < (r ? 1 : 2); s++) {
+			wmsg_init(&m[s], r == 1 ? "fork_child_touch" : r == 2 ? "fork_parent_write" :
+				  s ? "fork_dev_exit" : "fork_dev", "MiB/s");
+			m[s].nops = k;
+			m[s].npages = total;
+			m[s].value = mib / (r == 2 || (!r && !s) ? t1 - t0 : t2 - t0);
+			m[s].partial = (unsigned long)total != k * np || enomem;
+			snprintf(m[s].info, sizeof(m[s].info), "%lu x %lu KiB on the device; %s", k,
+				 kib, r == 1 ? "the child reads every page" :
+				 r == 2 ? "the parent writes every page, the child alive" :
+				 s ? "until waitpid()" : "fork() in the parent, the child exits");
+		}
+		if (enomem) {
+			addf(m[0].note, sizeof(m[0].note), "partial: fork ENOMEM");
+			addf(m[1].note, sizeof(m[1].note), "partial: fork ENOMEM");
+		} else if (m[0].partial) {
+			addf(m[0].note, sizeof(m[0].note), "partial: %ld of %lu pages", total,
+			     k * np);
+		} else if (status) {
+			m[0].bad = 1;
+			addf(m[0].note, sizeof(m[0].note), "check:child status %#x", status);
+		} else if (b0 >= 0 && b1 >= 0 && iu >= 0 &&
+			   (b1 - b0 + iu != total || (!r && b1 != b0) ||
+			    (r == 2 && b1 - b0 != total))) {
+			m[0].bad = 1;
+			addf(m[0].note, sizeof(m[0].note), "check:from_device=%ld in_use=%ld of %ld",
+			     b1 - b0, iu, total);
+		}
+		/* the parent's data, untimed (after fork_dev it comes back now) */
+		if (check && !enomem)
+			for (unsigned long j = 0; j < k; j++)
+				if (fill_bad(p + j * stride, size, (unsigned char)(13 + j),
+					     (unsigned char)(13 + j + (r == 2)))) {
+					errno = 0;
+					die("%s: the parent's data, row %s", what, m[0].row);
+				}
+		munmap(p, k * stride);
+		check_in_use(c, &m[0]);
+		if (!r) {
+			m[1].bad = m[0].bad;
+			snprintf(m[1].note, sizeof(m[1].note), "%s", m[0].note);
+		}
+		for (int s = 0; s < (r ? 1 : 2); s++)
+			wsend(c, &m[s]);
 	}
-	munmap(p, k * stride);
-	wmsg_init(&m, "", "");
-	check_in_use(c, &m);
-	if (m.bad)
-		die("%s fork rows %lu KiB: %s", impl_name[c->impl], kib, m.note);
 	return 0;
 }
 
-/* One thread of w_mt(): its share of the sample's pages. */
+/*
+ * The pages of w_mt(): K sub-ranges of np pages, each in its own 2 MiB
+ * block (stride apart). A unit is the pages of one CPU-fault window of 512
+ * pages, or a whole sub-range below 2 MiB; the threads' parts are whole
+ * units, so no two threads fault in one window. w_mt() needs 4 units.
+ */
+static unsigned long mt_unit(unsigned long np)
+{
+	return np < 512 ? np : 512;
+}
+
+static unsigned long mt_units(unsigned long kib)
+{
+	unsigned long np = kib * 1024 / PG;
+
+	return mig_nops(kib) * np / mt_unit(np);
+}
+
+/* One thread of w_mt(). */
 struct mt_arg {
 	struct wctx *c;
 	pthread_barrier_t *bar;
 	char *p, *rbuf;
-	unsigned long k, stride, np, first, last;	/* pages [first, last) */
-	int read;
+	unsigned long stride, np, first, last;	/* pages [first, last) */
+	int read, il, idx, n;	/* il: pages idx, idx + n, ... of all */
 	unsigned long nfaulted;
 	double t0, t1;		/* this thread's start and end (now()) */
 };
@@ -2345,7 +2456,14 @@ static void *mt_thread(void *arg)
 	sched_setaffinity(0, sizeof(cpus), &cpus);
 	pthread_barrier_wait(a->bar);
 	a->t0 = now();
-	for (unsigned long x = a->first; x < a->last;) {
+	if (a->il) {
+		volatile char sink = 0;
+
+		for (unsigned long x = a->idx; x < a->last; x += a->n)
+			sink += a->p[x / a->np * a->stride + x % a->np * PG];
+		(void)sink;
+	}
+	for (unsigned long x = a->first; x < a->last && !a->il;) {
 		unsigned long j = x / a->np, i = x % a->np;
 		unsigned long n = a->np - i < a->last - x ? a->np - i : a->last - x;
 		char *q = a->p + j * a->stride + i * PG;
@@ -2367,117 +2485,137 @@ static void *mt_thread(void *arg)
 }
 
 /*
- * Threads (issue 19 item 4; slice 4), -X mt. N threads (1 and 4) share
- * the sample's pages in N contiguous parts and, started together:
- *   mtN_back: read one byte of every page of their part after the sample
- *     was migrated to the device (CPU faults, each side at its own
- *     window: 512 pages for ours and upstream);
- *   mtN_read1: read their part with the device, one read ioctl per part
- *     of a sub-range, on the worker's one file (device faults: the first
- *     read of CPU-written memory).
- * MiB per second from the first thread's start to the last one's end,
- * each thread's own clock (the worker, pinned to CPU 0, may run only
- * after its threads). The threads
- * are not pinned (the guest has 2 vCPUs: at most 2 run at once). Parts
- * below 2 MiB share windows, and their faults race. Checks: every page
- * back (back; from_device), every page faulted once (read1; ours and
- * upstream), the data in a checked repetition, the pool empty after
- * munmap.
+ * Threads (issue 19 item 4, row 7; slice 4), -X mt, at sizes of at least
+ * 4 units (mt_units(): 1 MiB, and 8 MiB and up, of the usual sizes). 1 or
+ * 4 threads share the sample's pages, started together by a barrier:
+ *   mtN_back: CPU reads of one byte of every page after the sample was
+ *     migrated to the device (CPU faults, each side at its own window: 512
+ *     pages for ours and upstream); each thread a contiguous part of whole
+ *     units, so each window is faulted by one thread;
+ *   mt4_back_il: the same with the pages interleaved (thread t reads pages
+ *     t, t + 4, ...): four threads fault in the same windows;
+ *   mtN_read1: the first device read of the CPU-written sample, each
+ *     thread a contiguous part of whole units, one read ioctl per part of
+ *     a sub-range, on the worker's one file (device faults).
+ * MiB per second from the first thread's start to the last one's end, on
+ * the threads' own clocks. The threads are not pinned; the worker's own
+ * thread, pinned to CPU 0, waits in pthread_join(). The guest has
+ * bench.sh's --smp vCPUs (2 by default) on a 2-core host under MTTCG: not
+ * a measure of scaling (see benchmarks.md, "Under TCG"), but of
+ * completion, correctness and the faults it takes. Checks (ours and
+ * upstream): every page back (back; from_device), the CPU faults (the
+ * contiguous back rows: one per window; the interleaved row: reported),
+ * every page faulted once (read1), the data in a checked repetition, the
+ * pool empty after munmap.
  */
 static void w_mt(struct wctx *c, const struct wcmd *cmd, int check)
 {
 	unsigned long kib = cmd->kib, size = kib * 1024, np = size / PG;
-	unsigned long k = mig_nops(kib), stride = mig_stride(kib);
+	unsigned long k = mig_nops(kib), stride = mig_stride(kib), unit = mt_unit(np);
+	unsigned long units = mt_units(kib);
 	double mib = (double)k * kib / 1024;
-	static const int nth[] = { 1, 4 };
+	static const struct { int n, read, il; const char *row; } v[] = {
+		{ 1, 0, 0, "mt1_back" }, { 4, 0, 0, "mt4_back" }, { 4, 0, 1, "mt4_back_il" },
+		{ 1, 1, 0, "mt1_read1" }, { 4, 1, 0, "mt4_read1" },
+	};
 
-	for (int read = 0; read <= 1; read++) {
-		for (unsigned t = 0; t < sizeof(nth) / sizeof(nth[0]); t++) {
-			int n = nth[t];
-			char *p = map_anon(k * stride, 0), *rbuf = NULL, row[32], what[64];
-			pthread_t th[4];
-			struct mt_arg a[4];
-			pthread_barrier_t bar;
-			unsigned long f = 0;
-			long total = 0, b0, b1;
-			struct wmsg m;
-			double t0, t1;
+	if (units < 4)
+		return;
+	for (unsigned t = 0; t < sizeof(v) / sizeof(v[0]); t++) {
+		int n = v[t].n, read = v[t].read;
+		char *p = map_anon(k * stride, 0), *rbuf = NULL, what[64];
+		unsigned long f = 0, want_cf = 0;
+		long total = 0, b0, b1, cf0, cf1;
+		pthread_barrier_t bar;
+		struct mt_arg a[4];
+		pthread_t th[4];
+		struct wmsg m;
+		double t0, t1;
 
-			for (unsigned long j = 0; j < k; j++)
-				fill(p + j * stride, size, (unsigned char)(15 + j));
-			if (read)
-				rbuf = dst_buf(k * size);
-			else
-				total = mig_all(c, p, k, stride, size);
-			if (total < 0)
-				die("%s: migration of %lu KiB", impl_name[c->impl], kib);
-			snprintf(row, sizeof(row), "mt%d_%s", n, read ? "read1" : "back");
-			wmsg_init(&m, row, "MiB/s");
-			m.nops = n;
-			if (!read) {
-				m.npages = total;
-				m.partial = (unsigned long)total != k * np;
+		for (unsigned long j = 0; j < k; j++)
+			fill(p + j * stride, size, (unsigned char)(15 + j));
+		if (read)
+			rbuf = dst_buf(k * size);
+		else
+			total = mig_all(c, p, k, stride, size);
+		if (total < 0)	/* ours' first migration: only -X mt */
+			die("%s: migration of %lu KiB", impl_name[c->impl], kib);
+		wmsg_init(&m, v[t].row, "MiB/s");
+		m.nops = k;
+		if (!read) {
+			m.npages = total;
+			m.partial = (unsigned long)total != k * np;
+			if (c->window > 0 && c->window <= 512 && !v[t].il)
+				want_cf = k * ((np + c->window - 1) / c->window);
+		}
+		if (pthread_barrier_init(&bar, NULL, n + 1))
+			die("pthread_barrier_init");
+		b0 = wstat(c, "from_device");
+		cf0 = wstat(c, "cpu_faults");
+		for (int i = 0; i < n; i++) {
+			a[i] = (struct mt_arg){ .c = c, .bar = &bar, .p = p, .rbuf = rbuf,
+					      .stride = stride, .np = np,
+					      .first = units * i / n * unit,
+					      .last = units * (i + 1) / n * unit,
+					      .read = read, .il = v[t].il, .idx = i, .n = n };
+			if (v[t].il) {
+				a[i].first = 0;
+				a[i].last = k * np;
 			}
-			if (pthread_barrier_init(&bar, NULL, n + 1))
-				die("pthread_barrier_init");
-			b0 = wstat(c, "from_device");
-			for (int i = 0; i < n; i++) {
-				a[i] = (struct mt_arg){ .c = c, .bar = &bar, .p = p, .rbuf = rbuf,
-						      .k = k, .stride = stride, .np = np,
-						      .first = k * np * i / n,
-						      .last = k * np * (i + 1) / n, .read = read };
-				if (pthread_create(&th[i], NULL, mt_thread, &a[i]))
-					die("pthread_create");
-			}
-			pthread_barrier_wait(&bar);
-			/*
-			 * From the first thread's start to the last one's end:
-			 * this thread, pinned to CPU 0, may run again only
-			 * after them.
-			 */
-			for (int i = 0; i < n; i++) {
-				pthread_join(th[i], NULL);
-				f += a[i].nfaulted;
-			}
-			t0 = a[0].t0;
-			t1 = a[0].t1;
-			for (int i = 1; i < n; i++) {
-				t0 = a[i].t0 < t0 ? a[i].t0 : t0;
-				t1 = a[i].t1 > t1 ? a[i].t1 : t1;
-			}
-			t0 = t1 - t0;
-			pthread_barrier_destroy(&bar);
-			b1 = b0 >= 0 ? wstat(c, "from_device") : -1;
-			m.value = mib / t0;
-			if (read) {
-				m.nfaults = f;
-				if (c->impl != TEST_HMM && f != k * np) {
-					m.bad = 1;
-					addf(m.note, sizeof(m.note), "check:nfaulted=%lu want %lu", f,
-					     k * np);
-				}
-			} else if (m.partial) {
-				addf(m.note, sizeof(m.note), "partial: %ld of %lu pages", total,
+			if (pthread_create(&th[i], NULL, mt_thread, &a[i]))
+				die("pthread_create");
+		}
+		pthread_barrier_wait(&bar);
+		for (int i = 0; i < n; i++) {
+			pthread_join(th[i], NULL);
+			f += a[i].nfaulted;
+		}
+		pthread_barrier_destroy(&bar);
+		t0 = a[0].t0;
+		t1 = a[0].t1;
+		for (int i = 1; i < n; i++) {
+			t0 = a[i].t0 < t0 ? a[i].t0 : t0;
+			t1 = a[i].t1 > t1 ? a[i].t1 : t1;
+		}
+		b1 = b0 >= 0 ? wstat(c, "from_device") : -1;
+		cf1 = cf0 >= 0 ? wstat(c, "cpu_faults") : -1;
+		m.value = mib / (t1 - t0);
+		if (read) {
+			m.nfaults = f;
+			if (c->impl != TEST_HMM && f != k * np) {
+				m.bad = 1;
+				addf(m.note, sizeof(m.note), "check:nfaulted=%lu want %lu", f,
 				     k * np);
-			} else if (b0 >= 0 && b1 >= 0 && b1 - b0 != total) {
+			}
+		} else if (m.partial) {
+			addf(m.note, sizeof(m.note), "partial: %ld of %lu pages", total, k * np);
+		} else {
+			if (cf0 >= 0 && cf1 >= 0)
+				m.nfaults = cf1 - cf0;
+			if (b0 >= 0 && b1 >= 0 && b1 - b0 != total) {
 				m.bad = 1;
 				addf(m.note, sizeof(m.note), "check:from_device=%ld want %ld",
 				     b1 - b0, total);
+			} else if (want_cf && m.nfaults >= 0 &&
+				   (unsigned long)m.nfaults != want_cf) {
+				m.bad = 1;
+				addf(m.note, sizeof(m.note), "check:cpu_faults=%ld want %lu",
+				     m.nfaults, want_cf);
 			}
-			snprintf(m.info, sizeof(m.info), "%d thread%s, %lu x %lu KiB, %s", n,
-				 n > 1 ? "s" : "", k, kib, read ? "first device read" :
-				 "CPU faults after migration");
-			snprintf(what, sizeof(what), "%s %s %lu KiB", impl_name[c->impl], row, kib);
-			if (check)
-				for (unsigned long j = 0; j < k; j++)
-					check_fill(read ? rbuf + j * size : p + j * stride, size,
-						   (unsigned char)(15 + j), what);
-			munmap(p, k * stride);
-			if (rbuf)
-				munmap(rbuf, k * size);
-			check_in_use(c, &m);
-			wsend(c, &m);
 		}
+		snprintf(m.info, sizeof(m.info), "%d thread%s%s, %lu x %lu KiB, %s; faults %ld", n,
+			 n > 1 ? "s" : "", v[t].il ? " interleaved" : "", k, kib,
+			 read ? "first device read" : "CPU faults after migration", m.nfaults);
+		snprintf(what, sizeof(what), "%s %s %lu KiB", impl_name[c->impl], v[t].row, kib);
+		if (check)
+			for (unsigned long j = 0; j < k; j++)
+				check_fill(read ? rbuf + j * size : p + j * stride, size,
+					   (unsigned char)(15 + j), what);
+		munmap(p, k * stride);
+		if (rbuf)
+			munmap(rbuf, k * size);
+		check_in_use(c, &m);
+		wsend(c, &m);
 	}
 }
 
@@ -2495,12 +2633,7 @@ static int w_main(struct wctx *c, const struct wcmd *cmd)
 
 	if (!order)
 		die("malloc");
-	if (c->impl == TEST_HMM && c->dst_size < size) {
-		if (c->dst)
-			munmap(c->dst, c->dst_size);
-		c->dst = dst_buf(size);
-		c->dst_size = size;
-	}
+	dst_ensure(c, size);
 	/* Same permutation for every implementation and repetition. */
 	for (unsigned long j = 0; j < k * np; j++)
 		order[j] = j;
@@ -2694,8 +2827,168 @@ static int w_main(struct wctx *c, const struct wcmd *cmd)
 	return 0;
 }
 
+#define PP_SETTLE_MAX 1000	/* settle rounds at most ... */
+#define PP_SETTLE_S 10		/* ... and seconds */
+
 /*
- * One measurement: the rows of -X (the main rows, fork, threads); 0, or the
+ * Ping-pong at the default tunables, and a phase change (issue 19 item 4,
+ * rows 11 and 12; slice 4), -X pp, at a size of 2 MiB only (the sample's
+ * K blocks):
+ *   pp_bounce: PP_ROUNDS rounds of (migrate every block to the device,
+ *     read it with the device, write every page with the CPU), ms per
+ *     round;
+ *   pp_settle, pp_settle_rounds: then the phase changes: rounds of
+ *     (migrate, device read) without CPU writes, until a round's device
+ *     reads find every page in device memory (at most PP_SETTLE_MAX
+ *     rounds and PP_SETTLE_S s): the ms and the rounds from the phase
+ *     change to the end of that round.
+ * ours asks for its ping-pong control (HMM_DUMMY_MIGRATE_PINGPONG) at the
+ * kernel's tunables as loaded (the defaults unless someone changed them;
+ * the note gives them), which the parent turns on only for these rows;
+ * upstream has no such control (neither its core nor an in-tree driver),
+ * so it migrates every time and settles in one round. Only counts mean
+ * much here: the tunables are wall-clock times and TCG slows a round
+ * 10-50x, and a "device" reads system memory at the cost of its own
+ * (both are CPU copies), so what a hold costs a real device (reads over
+ * the link) does not show in the times. Checks: a bounce at well under
+ * the window is held (ours, control on), the settle phase ends, every
+ * page's last write, the data of every device read in a checked
+ * repetition, the pool empty after munmap.
+ */
+static long pp_threshold = -1;	/* ours' threshold as loaded; -1: none */
+
+/* A device read of a block in w_pp(): byte 0 @last (-1: the fill's). */
+static void pp_check(const char *b, unsigned long np, unsigned char seed, int last,
+		     const char *what)
+{
+	for (unsigned long i = 0; i < np; i++) {
+		char want = last < 0 ? (char)(seed + i) : (char)last;
+
+		if (b[i * PG] != want) {
+			errno = 0;
+			die("%s: device read of page %lu: %d, want %d", what, i, b[i * PG], want);
+		}
+		for (unsigned long x = 1; x < PG; x++)
+			if (b[i * PG + x] != (char)seed) {
+				errno = 0;
+				die("%s: device read of page %lu: byte %lu", what, i, x);
+			}
+	}
+}
+
+static void w_pp(struct wctx *c, const struct wcmd *cmd, int check)
+{
+	unsigned long kib = cmd->kib, size = kib * 1024, np = size / PG;
+	unsigned long k = mig_nops(kib), stride = mig_stride(kib);
+	char *p = map_anon(k * stride, 0), *rbuf = dst_buf(k * size), what[64];
+	unsigned long migrated[2] = { 0 }, ndev = 0;
+	unsigned long long t6[6] = { 0 };
+	int rounds[2] = { PP_ROUNDS, 0 }, settled = 0;
+	long held, holds0 = -1;
+	double t[2];
+
+	dst_ensure(c, size);
+	if (c->impl == OURS && pp_threshold > 0) {
+		if (!write_long(OURS_PP("threshold"), pp_threshold))
+			die("cannot set %s", OURS_PP("threshold"));
+		ours_pingpong = 1;
+		ours_held = 0;
+		holds0 = read_long(OURS_PP("held"));
+	}
+	snprintf(what, sizeof(what), "%s pp %lu KiB", impl_name[c->impl], kib);
+	for (unsigned long j = 0; j < k; j++)
+		fill(p + j * stride, size, (unsigned char)(17 + j));
+	for (int phase = 0; phase < 2; phase++) {
+		t[phase] = now();
+		for (int round = 0; phase ? !settled : round < PP_ROUNDS; round++) {
+			if (phase && (round == PP_SETTLE_MAX || now() - t[1] > PP_SETTLE_S))
+				break;
+			for (unsigned long j = 0; j < k; j++) {
+				long n = mig_one(c, p + j * stride, size, t6);
+
+				if (n < 0) {
+					errno = -n;
+					die("%s: migration", what);
+				}
+				c->first = 0;
+				migrated[phase] += n;
+			}
+			ndev = 0;
+			for (unsigned long j = 0; j < k; j++) {
+				dev_read(c->impl, c->fd, p + j * stride, size, rbuf + j * size);
+				ndev += c->impl == OURS ? ours_read_ndev :
+#if HAVE_UPB
+					c->impl == UPB ? upb_last_rw.ndev :
+#endif
+					np;	/* test_hmm: not known */
+			}
+			/* byte 0 of a page: the fill's, then the last round's write */
+			if (check)
+				for (unsigned long j = 0; j < k; j++)
+					pp_check(rbuf + j * size, np, (unsigned char)(17 + j),
+						 phase ? PP_ROUNDS - 1 : round - 1, what);
+			if (phase) {
+				rounds[1] = round + 1;
+				settled = ndev == k * np;
+				continue;
+			}
+			for (unsigned long j = 0; j < k; j++)
+				for (unsigned long i = 0; i < np; i++)
+					p[j * stride + i * PG] = (char)round;
+		}
+		t[phase] = now() - t[phase];
+	}
+	held = ours_held;
+	ours_pingpong = 0;
+	if (c->impl == OURS && pp_threshold > 0 && !write_long(OURS_PP("threshold"), 0))
+		die("cannot put %s back to 0", OURS_PP("threshold"));
+	for (unsigned long j = 0; j < k; j++)
+		for (unsigned long i = 0; i < np; i++)
+			if (p[j * stride + i * PG] != (char)(PP_ROUNDS - 1)) {
+				errno = 0;
+				die("%s: page %lu of block %lu lost a write", what, i, j);
+			}
+	munmap(p, k * stride);
+	munmap(rbuf, k * size);
+	for (int r = 0; r < 3; r++) {
+		static const char *rn[] = { "pp_bounce", "pp_settle", "pp_settle_rounds" };
+		struct wmsg m;
+
+		wmsg_init(&m, rn[r], r < 2 ? "ms" : "rounds");
+		m.nops = k;
+		m.value = r == 0 ? t[0] * 1000 / PP_ROUNDS : r == 1 ? t[1] * 1000 : rounds[1];
+		m.npages = migrated[r ? 1 : 0];
+		if (c->impl == OURS && pp_threshold > 0)
+			snprintf(m.info, sizeof(m.info),
+				 "%lu+%lu pages migrated, %ld held back, %ld holds; threshold %ld window %ld ms hold %ld ms",
+				 migrated[0], migrated[1], held, read_long(OURS_PP("held")) - holds0,
+				 pp_threshold, read_long(OURS_PP("window_ms")),
+				 read_long(OURS_PP("hold_ms")));
+		else
+			snprintf(m.info, sizeof(m.info), "%lu+%lu pages migrated; %s", migrated[0],
+				 migrated[1], c->impl == OURS ? "no ping-pong control" :
+				 "no ping-pong control (upstream has none)");
+		if (!settled) {
+			m.bad = 1;
+			addf(m.note, sizeof(m.note), "check:not settled after %d rounds", rounds[1]);
+		}
+		/*
+		 * Bouncing rounds well inside the window: three in a row must
+		 * have held the blocks.
+		 */
+		if (!r && c->impl == OURS && pp_threshold > 0 && !held &&
+		    m.value * 2 < read_long(OURS_PP("window_ms"))) {
+			m.bad = 1;
+			addf(m.note, sizeof(m.note), "check:no hold at %.1f ms per round", m.value);
+		}
+		if (!r)
+			check_in_use(c, &m);
+		wsend(c, &m);
+	}
+}
+
+/*
+ * One measurement: the rows of -X (the main rows, fork, threads, ping-pong); 0, or the
  * errno of ours' first migration. The timed workers (-T) measure only the
  * main rows.
  */
@@ -2705,10 +2998,13 @@ static int w_measure(struct wctx *c, const struct wcmd *cmd)
 
 	if (rowsets & RS_MAIN)
 		err = w_main(c, cmd);
-	if (!err && (rowsets & RS_FORK) && !c->timed)
-		err = w_fork(c, cmd, check);
 	if (!err && (rowsets & RS_MT) && !c->timed)
 		w_mt(c, cmd, check);
+	if (!err && (rowsets & RS_PP) && !c->timed && cmd->kib == 2048)
+		w_pp(c, cmd, check);
+	/* last: fork() write-protects the worker's memory */
+	if (!err && (rowsets & RS_FORK) && !c->timed)
+		err = w_fork(c, cmd, check);
 	return err;
 }
 
@@ -3122,8 +3418,9 @@ static void run_migrate(void)
 					    "dev_read_migrated", "dev_read1_core",
 					    "dev_read1_coretab" };
 
-		static const char *xn[] = { "fork_dev", "fork_dev_touch", "mt1_back",
-					    "mt4_back", "mt1_read1", "mt4_read1" };
+		static const char *xn[] = { "fork_dev", "fork_dev_exit", "fork_child_touch",
+					    "fork_parent_write", "mt1_back", "mt4_back",
+					    "mt4_back_il", "mt1_read1", "mt4_read1" };
 
 		for (int i = 0; i < nworkers && (rowsets & RS_MAIN); i++)
 			for (int r = 0; r < 8; r++)
@@ -3131,9 +3428,14 @@ static void run_migrate(void)
 				    (r > 5 && workers[i].timed))
 					row_get(rn[r], workers[i].label, "4k", mig_kib[s], "MiB/s", 1);
 		for (int i = 0; i < nworkers; i++)
-			for (int r = 0; r < 6 && !workers[i].timed; r++)
-				if (rowsets & (r < 2 ? RS_FORK : RS_MT))
+			for (int r = 0; r < 9 && !workers[i].timed; r++)
+				if (r < 4 ? (rowsets & RS_FORK) :
+				    (rowsets & RS_MT) && mt_units(mig_kib[s]) >= 4)
 					row_get(xn[r], workers[i].label, "4k", mig_kib[s], "MiB/s", 1);
+		for (int i = 0; i < nworkers && (rowsets & RS_PP) && mig_kib[s] == 2048; i++)
+			for (int r = 0; r < 3 && !workers[i].timed; r++)
+				row_get(r == 0 ? "pp_bounce" : r == 1 ? "pp_settle" : "pp_settle_rounds",
+					workers[i].label, "4k", 2048, r < 2 ? "ms" : "rounds", 0);
 		for (int i = 0; i < nworkers && mig_kib[s] >= SPARSE_MIN_KIB &&
 				(rowsets & RS_MAIN); i++) {
 			char w1[40];
@@ -3163,6 +3465,8 @@ static void run_migrate(void)
 		pp = read_long(OURS_PP("threshold"));
 		if (pp > 0)
 			write_long(OURS_PP("threshold"), 0);
+		if (rowsets & RS_PP)
+			pp_threshold = pp;	/* the pp rows turn it on for ours */
 		if (ours_adaptive && write_str(OURS_DEV_WINDOW, "default"))
 			die("cannot set %s to default", OURS_DEV_WINDOW);
 	}
@@ -3207,9 +3511,10 @@ static void run_migrate(void)
 	uw = read_long(UPB_PARAM("window"));
 	snprintf(mig_info, sizeof(mig_info),
 		 "migrate group: workers %s pinned to CPU 0; seed %llu; %d reps + 1 warm-up, "
-		 "order shuffled per rep and size; windows ours %ld upstream %ld; rows%s%s%s",
+		 "order shuffled per rep and size; windows ours %ld upstream %ld; rows%s%s%s%s",
 		 names, seed, mig_reps, ow, uw, rowsets & RS_MAIN ? " main" : "",
-		 rowsets & RS_FORK ? " fork" : "", rowsets & RS_MT ? " mt" : "");
+		 rowsets & RS_FORK ? " fork" : "", rowsets & RS_MT ? " mt" : "",
+		 rowsets & RS_PP ? " pp" : "");
 	fprintf(stderr, "hmm-bench: %s\n", mig_info);
 	for (int i = 0; i < nworkers; i++)
 		worker_start(&workers[i]);
@@ -3424,7 +3729,10 @@ static void print_all(FILE *csv, int ours_mig_errno, int chunks_load,
 		"dev_read_first", "dev_read_second", "mirror_table",
 		"mirror_sparse2m", "mirror_sparse64k",
 		"munmap", "mprotect_ro", "migrate_to_dev", "migrate_back_seq",
-		"migrate_back_rand", "dev_read_migrated", "pingpong",
+		"migrate_back_rand", "dev_read_migrated", "pingpong", "fork_dev",
+		"fork_dev_exit", "fork_child_touch", "fork_parent_write", "mt1_back",
+		"mt4_back", "mt4_back_il", "mt1_read1", "mt4_read1", "pp_bounce",
+		"pp_settle", "pp_settle_rounds",
 	};
 	/* A/B ratios of the medians: the pairs, in this order */
 	static const char *pairs[][2] = {
@@ -3676,8 +3984,10 @@ static void usage(void)
 	       "  -A  migrate group: a second upstream worker, upstream_b (A/A control)\n"
 	       "  -T  migrate group: the core-time split, workers ours_t (hmm_dummy_timed)\n"
 	       "      and upstream_t (hmm_upstream_bench timing=1) with ROW_core samples\n"	       "  -X  migrate group: the row sets, of main (default), fork (fork_dev,\n"
-	       "      fork_dev_touch) and mt (mt1_back, mt4_back, mt1_read1, mt4_read1);\n"
-	       "      the timed workers only measure main\n"
+	       "      fork_dev_exit, fork_child_touch, fork_parent_write), mt (mt1_back,\n"
+	       "      mt4_back, mt4_back_il, mt1_read1, mt4_read1; at 1 MiB and >= 8 MiB)\n"
+	       "      and pp (pp_bounce, pp_settle, pp_settle_rounds; at -m 2M only); the\n"
+	       "      timed workers only measure main\n"
 	       "  -S  migrate group: seed of the order and of the random touch (default:\n"
 	       "      from the clock; printed)\n"
 	       "  -b  the raw CSV's boot column (default \"boot\")\n"
@@ -3770,11 +4080,13 @@ int main(int argc, char **argv)
 					rowsets |= RS_FORK;
 				else if (!strcmp(t, "mt"))
 					rowsets |= RS_MT;
+				else if (!strcmp(t, "pp"))
+					rowsets |= RS_PP;
 				else
 					break;
 			}
 			if (t || !rowsets) {
-				fprintf(stderr, "hmm-bench: -X %s: main, fork, mt\n", optarg);
+				fprintf(stderr, "hmm-bench: -X %s: main, fork, mt, pp\n", optarg);
 				return 2;
 			}
 			break;
