@@ -747,16 +747,16 @@ static void bench_inval(int i)
 }
 
 /*
- * Ours: ask HMM to apply its ping-pong control to HMM_DUMMY_MIGRATE_TO
- * (kernels where the control applies only when asked), and the pages it
- * held back so far.
+ * Ours: ask HMM to apply its ping-pong control to the migrations
+ * (HMM_DUMMY_MIGRATE_TO_FLAGS with HMM_DUMMY_MIGRATE_PINGPONG), and the
+ * pages it held back so far.
  */
 static int ours_pingpong;
 static unsigned long ours_held;
 
 /*
  * Migrate [p, p + size) to the device's memory, one ioctl: ours
- * HMM_DUMMY_MIGRATE_TO, test_hmm HMM_DMIRROR_MIGRATE_TO_DEV (which also
+ * HMM_DUMMY_MIGRATE_TO (HMM_DUMMY_MIGRATE_TO_FLAGS with ours_pingpong), test_hmm HMM_DMIRROR_MIGRATE_TO_DEV (which also
  * copies the data to dst). Returns the pages migrated, or -errno. (The
  * migrate group calls hmm_upstream_bench itself, mig_one().)
  */
@@ -987,14 +987,14 @@ static void bench_pingpong(int mode)
 		long holds = read_long(OURS_PP("held")) - held0;
 
 		note(r, "%ld holds", holds);
+		write_long(OURS_PP("threshold"), thr);
+		write_long(OURS_PP("window_ms"), win);
+		write_long(OURS_PP("hold_ms"), hold);
 		/* rounds of well under 10 s: it must have fired */
 		if (mode == 0 && holds <= 0) {
 			errno = 0;
 			die("ours: pingpong: the ping-pong control never held the block");
 		}
-		write_long(OURS_PP("threshold"), thr);
-		write_long(OURS_PP("window_ms"), win);
-		write_long(OURS_PP("hold_ms"), hold);
 	}
 	ours_pingpong = 0;
 	munmap(dst, PMD_SZ);
@@ -2207,6 +2207,8 @@ static void dst_ensure(struct wctx *c, unsigned long size)
 		munmap(c->dst, c->dst_size);
 	c->dst = dst_buf(size);
 	c->dst_size = size;
+	/* kept: the fork rows' children need no copy of it */
+	madvise(c->dst, size, MADV_DONTFORK);
 }
 
 /*
@@ -2280,9 +2282,10 @@ static int fill_bad(const char *p, unsigned long size, unsigned char seed,
  * (then a write copies it). MiB of device memory per second. fork()
  * failing with ENOMEM (ours needs memory for the child's copies) gives a
  * sample noted "partial", not counted. Checks (ours and upstream; test_hmm
- * has no counters): fork() brings nothing back (from_device) and every
- * page is either still on the device (in_use) or back; after the
- * parent's writes every page is back; the child's exit status; in a
+ * has no counters): where the pages are (from_device, in_use): fork()
+ * brings none back, the child's reads none on ours (it has copies) and
+ * all on upstream (shared pages), the parent's writes all; the child's
+ * exit status; in a
  * checked repetition the child's data (after its reads; after the
  * parent's writes, which it must not see) and the parent's; the pool
  * empty after munmap.
@@ -2335,6 +2338,11 @@ static int w_fork(struct wctx *c, const struct wcmd *cmd, int check)
 		if (pid < 0 && errno != ENOMEM)
 			die("%s: fork", what);
 		enomem = pid < 0;
+		if (r == 1) {
+			/* EOF if the child dies before it is done */
+			close(pfd[1]);
+			pfd[1] = -1;
+		}
 		if (r == 1 && !enomem) {
 			if (read_full(pfd[0], &x, 1) != 1)
 				status = -1;	/* died before it was done */
@@ -2372,7 +2380,7 @@ static int w_fork(struct wctx *c, const struct wcmd *cmd, int check)
 				  s ? "fork_dev_exit" : "fork_dev", "MiB/s");
 			m[s].nops = k;
 			m[s].npages = total;
-			m[s].value = mib / (r == 2 || (!r && !s) ? t1 - t0 : t2 - t0);
+			m[s].value = enomem ? 0 : mib / (r == 2 || (!r && !s) ? t1 - t0 : t2 - t0);
 			m[s].partial = (unsigned long)total != k * np || enomem;
 			snprintf(m[s].info, sizeof(m[s].info), "%lu x %lu KiB on the device; %s", k,
 				 kib, r == 1 ? "the child reads every page" :
@@ -2385,15 +2393,25 @@ static int w_fork(struct wctx *c, const struct wcmd *cmd, int check)
 		} else if (m[0].partial) {
 			addf(m[0].note, sizeof(m[0].note), "partial: %ld of %lu pages", total,
 			     k * np);
-		} else if (status) {
+		}
+		if (!enomem && status) {
 			m[0].bad = 1;
 			addf(m[0].note, sizeof(m[0].note), "check:child status %#x", status);
-		} else if (b0 >= 0 && b1 >= 0 && iu >= 0 &&
-			   (b1 - b0 + iu != total || (!r && b1 != b0) ||
-			    (r == 2 && b1 - b0 != total))) {
-			m[0].bad = 1;
-			addf(m[0].note, sizeof(m[0].note), "check:from_device=%ld in_use=%ld of %ld",
-			     b1 - b0, iu, total);
+		}
+		/*
+		 * Where the pages are: fork() moves none back; the child's
+		 * reads bring none back on ours (it has copies) and all on
+		 * upstream (shared pages); the parent's writes bring all back.
+		 */
+		if (!m[0].partial && b0 >= 0 && b1 >= 0 && iu >= 0) {
+			long back = r == 2 || (r == 1 && c->impl == UPB) ? total : 0;
+
+			if (b1 - b0 != back || iu != total - back) {
+				m[0].bad = 1;
+				addf(m[0].note, sizeof(m[0].note),
+				     "check:from_device=%ld in_use=%ld want %ld and %ld", b1 - b0,
+				     iu, back, total - back);
+			}
 		}
 		/* the parent's data, untimed (after fork_dev it comes back now) */
 		if (check && !enomem)
@@ -2430,6 +2448,8 @@ static unsigned long mt_units(unsigned long kib)
 {
 	unsigned long np = kib * 1024 / PG;
 
+	if (np % mt_unit(np))
+		return 0;	/* not whole windows */
 	return mig_nops(kib) * np / mt_unit(np);
 }
 
@@ -2486,7 +2506,8 @@ static void *mt_thread(void *arg)
 
 /*
  * Threads (issue 19 item 4, row 7; slice 4), -X mt, at sizes of at least
- * 4 units (mt_units(): 1 MiB, and 8 MiB and up, of the usual sizes). 1 or
+ * 4 units of whole windows (mt_units(): below 2 MiB, and multiples of
+ * 2 MiB from 8 MiB; _il from 16 KiB). 1 or
  * 4 threads share the sample's pages, started together by a barrier:
  *   mtN_back: CPU reads of one byte of every page after the sample was
  *     migrated to the device (CPU faults, each side at its own window: 512
@@ -2508,7 +2529,7 @@ static void *mt_thread(void *arg)
  * every page faulted once (read1), the data in a checked repetition, the
  * pool empty after munmap.
  */
-static void w_mt(struct wctx *c, const struct wcmd *cmd, int check)
+static int w_mt(struct wctx *c, const struct wcmd *cmd, int check)
 {
 	unsigned long kib = cmd->kib, size = kib * 1024, np = size / PG;
 	unsigned long k = mig_nops(kib), stride = mig_stride(kib), unit = mt_unit(np);
@@ -2520,9 +2541,12 @@ static void w_mt(struct wctx *c, const struct wcmd *cmd, int check)
 	};
 
 	if (units < 4)
-		return;
+		return 0;
 	for (unsigned t = 0; t < sizeof(v) / sizeof(v[0]); t++) {
 		int n = v[t].n, read = v[t].read;
+
+		if (v[t].il && np < 4)
+			continue;	/* each window in one thread anyway */
 		char *p = map_anon(k * stride, 0), *rbuf = NULL, what[64];
 		unsigned long f = 0, want_cf = 0;
 		long total = 0, b0, b1, cf0, cf1;
@@ -2538,8 +2562,10 @@ static void w_mt(struct wctx *c, const struct wcmd *cmd, int check)
 			rbuf = dst_buf(k * size);
 		else
 			total = mig_all(c, p, k, stride, size);
-		if (total < 0)	/* ours' first migration: only -X mt */
-			die("%s: migration of %lu KiB", impl_name[c->impl], kib);
+		if (total < 0) {	/* ours' first migration: n/a rows */
+			munmap(p, k * stride);
+			return -total;
+		}
 		wmsg_init(&m, v[t].row, "MiB/s");
 		m.nops = k;
 		if (!read) {
@@ -2617,6 +2643,7 @@ static void w_mt(struct wctx *c, const struct wcmd *cmd, int check)
 		check_in_use(c, &m);
 		wsend(c, &m);
 	}
+	return 0;
 }
 
 /* The main rows (see above); 0, or the errno of ours' first migration. */
@@ -2876,8 +2903,9 @@ static void pp_check(const char *b, unsigned long np, unsigned char seed, int la
 	}
 }
 
-static void w_pp(struct wctx *c, const struct wcmd *cmd, int check)
+static int w_pp(struct wctx *c, const struct wcmd *cmd, int check)
 {
+	long window_ms = c->impl == OURS ? read_long(OURS_PP("window_ms")) : -1;
 	unsigned long kib = cmd->kib, size = kib * 1024, np = size / PG;
 	unsigned long k = mig_nops(kib), stride = mig_stride(kib);
 	char *p = map_anon(k * stride, 0), *rbuf = dst_buf(k * size), what[64];
@@ -2887,6 +2915,11 @@ static void w_pp(struct wctx *c, const struct wcmd *cmd, int check)
 	long held, holds0 = -1;
 	double t[2];
 
+	/*
+	 * The check reads every byte between the device read and the CPU
+	 * write, in the interval the control measures: only in the warm-up.
+	 */
+	check = check && cmd->warm;
 	dst_ensure(c, size);
 	if (c->impl == OURS && pp_threshold > 0) {
 		if (!write_long(OURS_PP("threshold"), pp_threshold))
@@ -2906,6 +2939,14 @@ static void w_pp(struct wctx *c, const struct wcmd *cmd, int check)
 			for (unsigned long j = 0; j < k; j++) {
 				long n = mig_one(c, p + j * stride, size, t6);
 
+				if (n < 0 && c->impl == OURS && c->first) {
+					/* n/a rows */
+					ours_pingpong = 0;
+					write_long(OURS_PP("threshold"), 0);
+					munmap(p, k * stride);
+					munmap(rbuf, k * size);
+					return -n;
+				}
 				if (n < 0) {
 					errno = -n;
 					die("%s: migration", what);
@@ -2920,7 +2961,7 @@ static void w_pp(struct wctx *c, const struct wcmd *cmd, int check)
 #if HAVE_UPB
 					c->impl == UPB ? upb_last_rw.ndev :
 #endif
-					np;	/* test_hmm: not known */
+					np;	/* test_hmm: not known, settles at once */
 			}
 			/* byte 0 of a page: the fill's, then the last round's write */
 			if (check)
@@ -2966,25 +3007,32 @@ static void w_pp(struct wctx *c, const struct wcmd *cmd, int check)
 				 read_long(OURS_PP("hold_ms")));
 		else
 			snprintf(m.info, sizeof(m.info), "%lu+%lu pages migrated; %s", migrated[0],
-				 migrated[1], c->impl == OURS ? "no ping-pong control" :
-				 "no ping-pong control (upstream has none)");
+				 migrated[1], c->impl == OURS ? "control off (threshold as loaded: 0)" :
+				 c->impl == UPB ? "no ping-pong control (upstream has none)" :
+				 "no ping-pong control");
 		if (!settled) {
 			m.bad = 1;
 			addf(m.note, sizeof(m.note), "check:not settled after %d rounds", rounds[1]);
 		}
 		/*
-		 * Bouncing rounds well inside the window: three in a row must
-		 * have held the blocks.
+		 * Each bouncing round well inside the window is a round trip,
+		 * so threshold of them in a row must have held the blocks.
 		 */
-		if (!r && c->impl == OURS && pp_threshold > 0 && !held &&
-		    m.value * 2 < read_long(OURS_PP("window_ms"))) {
-			m.bad = 1;
-			addf(m.note, sizeof(m.note), "check:no hold at %.1f ms per round", m.value);
+		if (!r && c->impl == OURS && pp_threshold > 0) {
+			if (pp_threshold > PP_ROUNDS || m.value * 2 >= window_ms) {
+				addf(m.note, sizeof(m.note), "hold check n/a: %.1f ms per round",
+				     m.value);
+			} else if (!held) {
+				m.bad = 1;
+				addf(m.note, sizeof(m.note), "check:no hold at %.1f ms per round",
+				     m.value);
+			}
 		}
 		if (!r)
 			check_in_use(c, &m);
 		wsend(c, &m);
 	}
+	return 0;
 }
 
 /*
@@ -2999,9 +3047,9 @@ static int w_measure(struct wctx *c, const struct wcmd *cmd)
 	if (rowsets & RS_MAIN)
 		err = w_main(c, cmd);
 	if (!err && (rowsets & RS_MT) && !c->timed)
-		w_mt(c, cmd, check);
+		err = w_mt(c, cmd, check);
 	if (!err && (rowsets & RS_PP) && !c->timed && cmd->kib == 2048)
-		w_pp(c, cmd, check);
+		err = w_pp(c, cmd, check);
 	/* last: fork() write-protects the worker's memory */
 	if (!err && (rowsets & RS_FORK) && !c->timed)
 		err = w_fork(c, cmd, check);
@@ -3335,6 +3383,9 @@ died:
 	fprintf(stderr, "hmm-bench: migrate: %s worker died at %lu KiB, rep %d\n",
 		w->label, cmd->kib, cmd->rep);
 	worker_stop(w, 1);
+	/* ... or in its pp rows, with ours' ping-pong threshold on */
+	if (w->impl == OURS && !w->timed && pp_threshold > 0)
+		write_long(OURS_PP("threshold"), 0);
 	/* it may have died with upstream's timing or a copy delay on */
 	if (w->timed)
 		timed_knobs_off();
@@ -3407,6 +3458,14 @@ static void run_migrate(void)
 		fprintf(stderr, "hmm-bench: migrate group skipped: %s\n", mig_skip);
 		return;
 	}
+	if (rowsets & RS_PP) {
+		int s;
+
+		for (s = 0; s < nmig && mig_kib[s] != 2048; s++)
+			;
+		if (s == nmig)
+			fprintf(stderr, "hmm-bench: -X pp: no 2 MiB size in -m: no pp rows\n");
+	}
 	if (cw < 0)
 		snprintf(ceil_skip, sizeof(ceil_skip), "no hmm_upstream_bench device (%s)", UPB_DEV);
 	else if (!(rowsets & RS_MAIN))
@@ -3430,7 +3489,8 @@ static void run_migrate(void)
 		for (int i = 0; i < nworkers; i++)
 			for (int r = 0; r < 9 && !workers[i].timed; r++)
 				if (r < 4 ? (rowsets & RS_FORK) :
-				    (rowsets & RS_MT) && mt_units(mig_kib[s]) >= 4)
+				    (rowsets & RS_MT) && mt_units(mig_kib[s]) >= 4 &&
+				    (r != 6 || mig_kib[s] >= 16))
 					row_get(xn[r], workers[i].label, "4k", mig_kib[s], "MiB/s", 1);
 		for (int i = 0; i < nworkers && (rowsets & RS_PP) && mig_kib[s] == 2048; i++)
 			for (int r = 0; r < 3 && !workers[i].timed; r++)
@@ -3985,7 +4045,8 @@ static void usage(void)
 	       "  -T  migrate group: the core-time split, workers ours_t (hmm_dummy_timed)\n"
 	       "      and upstream_t (hmm_upstream_bench timing=1) with ROW_core samples\n"	       "  -X  migrate group: the row sets, of main (default), fork (fork_dev,\n"
 	       "      fork_dev_exit, fork_child_touch, fork_parent_write), mt (mt1_back,\n"
-	       "      mt4_back, mt4_back_il, mt1_read1, mt4_read1; at 1 MiB and >= 8 MiB)\n"
+	       "      mt4_back, mt4_back_il, mt1_read1, mt4_read1; below 2 MiB and from\n"
+	       "      8 MiB, in whole 2 MiB windows)\n"
 	       "      and pp (pp_bounce, pp_settle, pp_settle_rounds; at -m 2M only); the\n"
 	       "      timed workers only measure main\n"
 	       "  -S  migrate group: seed of the order and of the random touch (default:\n"
