@@ -114,8 +114,8 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <pthread.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -411,22 +411,35 @@ static long ours_stat(const char *key)
  * The data fill(base, ..., seed) wrote at [base + pgoff pages, + size), found
  * at p (the range itself, or a copy of it), or die. Every byte.
  */
+/*
+ * Is [p, p + size) not fill()'s data, byte 0 of page i being @b0 + i?
+ * 0 if it is, else the first wrong page + 1 (no die(): forked children
+ * use it too).
+ */
+static unsigned long fill_bad(const char *p, unsigned long size, unsigned char seed,
+			      unsigned char b0)
+{
+	for (unsigned long i = 0; i < size; i += PG) {
+		if (p[i] != (char)(b0 + i / PG))
+			return i / PG + 1;
+		for (unsigned long x = 1; x < PG; x++)
+			if (p[i + x] != (char)seed)
+				return i / PG + 1;
+	}
+	return 0;
+}
+
 static void check_fill_at(const char *p, unsigned long size, unsigned char seed,
 			  unsigned long pgoff, const char *what)
 {
-	static char ref[PG];
-	unsigned long i;
+	unsigned long bad = fill_bad(p, size, seed, (unsigned char)(seed + pgoff));
 
-	memset(ref, seed, PG);
-	for (i = 0; i < size; i += PG)
-		if (p[i] != (char)(seed + pgoff + i / PG) ||
-		    memcmp(p + i + 1, ref + 1, PG - 1)) {
-			errno = 0;
-			die("%s: wrong data at page %lu", what, pgoff + i / PG);
-		}
+	if (bad) {
+		errno = 0;
+		die("%s: wrong data at page %lu", what, pgoff + bad - 1);
+	}
 }
 
-/* The data fill(p, size, seed) wrote, or die. */
 static void check_fill(const char *p, unsigned long size, unsigned char seed,
 		       const char *what)
 {
@@ -756,8 +769,9 @@ static unsigned long ours_held;
 
 /*
  * Migrate [p, p + size) to the device's memory, one ioctl: ours
- * HMM_DUMMY_MIGRATE_TO (HMM_DUMMY_MIGRATE_TO_FLAGS with ours_pingpong), test_hmm HMM_DMIRROR_MIGRATE_TO_DEV (which also
- * copies the data to dst). Returns the pages migrated, or -errno. (The
+ * HMM_DUMMY_MIGRATE_TO (HMM_DUMMY_MIGRATE_TO_FLAGS with ours_pingpong),
+ * test_hmm HMM_DMIRROR_MIGRATE_TO_DEV (which also copies the data to
+ * dst). Returns the pages migrated, or -errno. (The
  * migrate group calls hmm_upstream_bench itself, mig_one().)
  */
 static long dev_migrate(enum impl i, int fd, char *p, unsigned long size,
@@ -2250,20 +2264,6 @@ static void touch_all(const char *p, unsigned long k, unsigned long stride,
 	(void)sink;
 }
 
-/* fill()'s data with byte 0 of page i at @b0 + i? 0 if so (no die()). */
-static int fill_bad(const char *p, unsigned long size, unsigned char seed,
-		    unsigned char b0)
-{
-	for (unsigned long i = 0; i < size; i += PG) {
-		if (p[i] != (char)(b0 + i / PG))
-			return 1;
-		for (unsigned long x = 1; x < PG; x++)
-			if (p[i + x] != (char)seed)
-				return 1;
-	}
-	return 0;
-}
-
 /*
  * fork() with memory on the device (issue 19 item 4, row 6; slice 4),
  * -X fork. For each row a fresh mapping of the sample's K sub-ranges is
@@ -2285,8 +2285,7 @@ static int fill_bad(const char *p, unsigned long size, unsigned char seed,
  * has no counters): where the pages are (from_device, in_use): fork()
  * brings none back, the child's reads none on ours (it has copies) and
  * all on upstream (shared pages), the parent's writes all; the child's
- * exit status; in a
- * checked repetition the child's data (after its reads; after the
+ * exit status; in a checked repetition the child's data (after its reads; after the
  * parent's writes, which it must not see) and the parent's; the pool
  * empty after munmap.
  */
@@ -2331,8 +2330,8 @@ static int w_fork(struct wctx *c, const struct wcmd *cmd, int check)
 					;
 			}
 			for (unsigned long j = 0; j < k && check && r; j++)
-				bad |= fill_bad(p + j * stride, size, (unsigned char)(13 + j),
-						(unsigned char)(13 + j));
+				bad |= !!fill_bad(p + j * stride, size, (unsigned char)(13 + j),
+						  (unsigned char)(13 + j));
 			_exit(bad ? 3 : 0);
 		}
 		if (pid < 0 && errno != ENOMEM)
@@ -2482,8 +2481,10 @@ static void *mt_thread(void *arg)
 		for (unsigned long x = a->idx; x < a->last; x += a->n)
 			sink += a->p[x / a->np * a->stride + x % a->np * PG];
 		(void)sink;
+		a->t1 = now();
+		return NULL;
 	}
-	for (unsigned long x = a->first; x < a->last && !a->il;) {
+	for (unsigned long x = a->first; x < a->last;) {
 		unsigned long j = x / a->np, i = x % a->np;
 		unsigned long n = a->np - i < a->last - x ? a->np - i : a->last - x;
 		char *q = a->p + j * a->stride + i * PG;
@@ -2507,8 +2508,7 @@ static void *mt_thread(void *arg)
 /*
  * Threads (issue 19 item 4, row 7; slice 4), -X mt, at sizes of at least
  * 4 units of whole windows (mt_units(): below 2 MiB, and multiples of
- * 2 MiB from 8 MiB; _il from 16 KiB). 1 or
- * 4 threads share the sample's pages, started together by a barrier:
+ * 2 MiB from 8 MiB; _il from 16 KiB). 1 or 4 threads share the sample's pages, started together by a barrier:
  *   mtN_back: CPU reads of one byte of every page after the sample was
  *     migrated to the device (CPU faults, each side at its own window: 512
  *     pages for ours and upstream); each thread a contiguous part of whole
@@ -2544,10 +2544,7 @@ static int w_mt(struct wctx *c, const struct wcmd *cmd, int check)
 		return 0;
 	for (unsigned t = 0; t < sizeof(v) / sizeof(v[0]); t++) {
 		int n = v[t].n, read = v[t].read;
-
-		if (v[t].il && np < 4)
-			continue;	/* each window in one thread anyway */
-		char *p = map_anon(k * stride, 0), *rbuf = NULL, what[64];
+		char *p, *rbuf = NULL, what[64];
 		unsigned long f = 0, want_cf = 0;
 		long total = 0, b0, b1, cf0, cf1;
 		pthread_barrier_t bar;
@@ -2556,6 +2553,9 @@ static int w_mt(struct wctx *c, const struct wcmd *cmd, int check)
 		struct wmsg m;
 		double t0, t1;
 
+		if (v[t].il && np < 4)
+			continue;	/* each window in one thread anyway */
+		p = map_anon(k * stride, 0);
 		for (unsigned long j = 0; j < k; j++)
 			fill(p + j * stride, size, (unsigned char)(15 + j));
 		if (read)
@@ -2857,6 +2857,27 @@ static int w_main(struct wctx *c, const struct wcmd *cmd)
 #define PP_SETTLE_MAX 1000	/* settle rounds at most ... */
 #define PP_SETTLE_S 10		/* ... and seconds */
 
+static long pp_threshold = -1;	/* ours' threshold as loaded; -1: none */
+
+/* A device read of a block in w_pp(): byte 0 @last (-1: the fill's). */
+static void pp_check(const char *b, unsigned long np, unsigned char seed, int last,
+		     const char *what)
+{
+	for (unsigned long i = 0; i < np; i++) {
+		char want = last < 0 ? (char)(seed + i) : (char)last;
+
+		if (b[i * PG] != want) {
+			errno = 0;
+			die("%s: device read of page %lu: %d, want %d", what, i, b[i * PG], want);
+		}
+		for (unsigned long x = 1; x < PG; x++)
+			if (b[i * PG + x] != (char)seed) {
+				errno = 0;
+				die("%s: device read of page %lu: byte %lu", what, i, x);
+			}
+	}
+}
+
 /*
  * Ping-pong at the default tunables, and a phase change (issue 19 item 4,
  * rows 11 and 12; slice 4), -X pp, at a size of 2 MiB only (the sample's
@@ -2879,30 +2900,9 @@ static int w_main(struct wctx *c, const struct wcmd *cmd)
  * (both are CPU copies), so what a hold costs a real device (reads over
  * the link) does not show in the times. Checks: a bounce at well under
  * the window is held (ours, control on), the settle phase ends, every
- * page's last write, the data of every device read in a checked
- * repetition, the pool empty after munmap.
+ * page's last write, the data of every device read in the warm-up, the
+ * pool empty after munmap.
  */
-static long pp_threshold = -1;	/* ours' threshold as loaded; -1: none */
-
-/* A device read of a block in w_pp(): byte 0 @last (-1: the fill's). */
-static void pp_check(const char *b, unsigned long np, unsigned char seed, int last,
-		     const char *what)
-{
-	for (unsigned long i = 0; i < np; i++) {
-		char want = last < 0 ? (char)(seed + i) : (char)last;
-
-		if (b[i * PG] != want) {
-			errno = 0;
-			die("%s: device read of page %lu: %d, want %d", what, i, b[i * PG], want);
-		}
-		for (unsigned long x = 1; x < PG; x++)
-			if (b[i * PG + x] != (char)seed) {
-				errno = 0;
-				die("%s: device read of page %lu: byte %lu", what, i, x);
-			}
-	}
-}
-
 static int w_pp(struct wctx *c, const struct wcmd *cmd, int check)
 {
 	long window_ms = c->impl == OURS ? read_long(OURS_PP("window_ms")) : -1;
@@ -3036,9 +3036,9 @@ static int w_pp(struct wctx *c, const struct wcmd *cmd, int check)
 }
 
 /*
- * One measurement: the rows of -X (the main rows, fork, threads, ping-pong); 0, or the
- * errno of ours' first migration. The timed workers (-T) measure only the
- * main rows.
+ * One measurement: the rows of -X (the main rows, threads, ping-pong,
+ * fork); 0, or the errno of ours' first migration. The timed workers (-T)
+ * measure only the main rows.
  */
 static int w_measure(struct wctx *c, const struct wcmd *cmd)
 {
