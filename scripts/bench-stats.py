@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
 """bench-stats.py [options] RAW.csv[.gz]...
+bench-stats.py [--bootstrap B] [--seed S] --base BASE.csv[.gz]... SERIES.csv[.gz]...
 bench-stats.py --selftest
 
 Statistics of hmm-bench's raw CSVs (one line per sample, one file per boot,
@@ -39,6 +40,25 @@ Python 3 standard library only.
 - Fraction of the in-kernel ceiling: migrate_to_dev / ceiling_copy_page
   (and dev_read_* / ceiling_read), paired by (boot, rep), with the same
   interval; flagged if the interval lies above 1.
+
+- Only the migrate group's samples are paired. The other groups' samples
+  (memcpy, inval, sys: one process at a time, no pairs) serve --base.
+
+With --base (repeatable; the other files are then the series kernel's):
+series kernel against base kernel, for every (row, impl, backing, size)
+that both kernels' files have, any group (issue 19's row 10: the
+no-device rows sys_*, munmap none, and upstream's own rows):
+  - estimate: the ratio of the pooled medians, oriented so that > 1 means
+    the series kernel is better (throughput series/base, time base/series);
+  - 95 % interval: unpaired hierarchical bootstrap, each kernel on its own
+    (its boots with replacement, then the samples within each chosen
+    boot), the 2.5 and 97.5 percentiles of the ratio;
+  - per pair: series-N's median against base-N's (boots named KIND-N by
+    scripts/bench.sh --base, a pair run back to back in random order);
+  - verdict: "series worse" (interval below 1), "series better" (above),
+    else "no difference shown", with how far the interval reaches;
+  - controls (memcpy_user cpu, ceiling_copy_page kernel: code the series
+    does not change): their intervals must contain 1, else a warning.
 
 Options:
   --bootstrap B        bootstrap resamples (default 10000)
@@ -123,6 +143,8 @@ def percentile(sorted_xs, p):
 
 
 def fmt_size(kib):
+    if kib == 0:
+        return "-"
     if kib % (1024 * 1024) == 0:
         return "%dG" % (kib // (1024 * 1024))
     if kib % 1024 == 0:
@@ -143,6 +165,7 @@ class Data:
         # (row, backing, size_kib) -> impl -> boot -> rep -> (value, pos)
         self.samples = {}
         self.units = {}
+        self.groups = {}         # (row, backing, size_kib) -> hmm-bench group
         self.boots = []          # in input order
         self.seeds = {}          # boot -> seed
         self.files = []          # (name, boots, lines)
@@ -203,6 +226,7 @@ class Data:
                 continue
             byboot[rep] = (v, int(r["pos"]))
             self.units[key] = r["unit"]
+            self.groups[key] = r.get("group") or "migrate"
         self.files.append((name, fboots, nlines))
 
     def impls(self, key):
@@ -332,7 +356,10 @@ def analyse(data, pairs, aa, targets, nboot, seed):
     """The results, as dicts, for report() and the self-test."""
     rng = random.Random(seed)
     out = {"ratios": [], "aa": [], "ceiling": [], "warnings": list(data.warnings)}
-    keys = sorted(data.samples, key=lambda k: (k[0], k[1], k[2]))
+    # Only the migrate group pairs implementations in one (boot, rep); the
+    # other groups' samples are for comparing kernels (--base).
+    keys = sorted((k for k in data.samples if data.groups.get(k, "migrate") == "migrate"),
+                  key=lambda k: (k[0], k[1], k[2]))
     aa_width = {}
     if aa:
         for key in keys:
@@ -506,6 +533,142 @@ def report(data, res, nboot, seed, w=sys.stdout):
         w.write("None.\n")
 
 
+# --- series kernel against base kernel (--base) -------------------------------
+
+# Rows the series cannot change: their series/base interval should contain
+# 1, and its width is the boot-to-boot noise floor of the comparison.
+CONTROLS = {("memcpy_user", "cpu"): "user-space memcpy, no system call",
+            ("ceiling_copy_page", "kernel"): "copy_page() in hmm_upstream_bench"}
+
+
+def boot_values(data, key, impl):
+    """The samples of (key, impl), one list per boot, in boot order."""
+    by = data.impls(key).get(impl, {})
+    return [(b, [v for v, _ in by[b].values()]) for b in data.boots if b in by and by[b]]
+
+
+def pair_no(boot):
+    """base-3 and series-3 are the third pair of boots: 3; else None."""
+    tail = boot.rsplit(":", 1)[-1].rsplit("-", 1)
+    return tail[1] if len(tail) == 2 and tail[1].isdigit() else None
+
+
+def cross(base, ser, nboot, seed):
+    """series/base for every (row, impl) in both, oriented > 1 = series
+    better; unpaired hierarchical bootstrap, each kernel on its own."""
+    rng = random.Random(seed)
+    rnd = rng.random
+    out = {"rows": [], "warnings": list(base.warnings) + list(ser.warnings)}
+
+    def resample(boots):
+        xs = []
+        nb = len(boots)
+        for _ in range(nb):
+            vs = boots[int(rnd() * nb)]
+            n = len(vs)
+            xs.extend(vs[int(rnd() * n)] for _ in range(n))
+        return median(xs)
+
+    keys = sorted(set(base.samples) & set(ser.samples), key=lambda k: (k[0], k[1], k[2]))
+    for key in keys:
+        unit = ser.units.get(key, "")
+        if base.units.get(key, "") != unit:
+            out["warnings"].append("%s %s: unit %s on the base, %s on the series: not compared"
+                                   % (key[0], fmt_size(key[2]), base.units.get(key), unit))
+            continue
+        hib = higher_is_better(unit)
+        for impl in sorted(set(base.impls(key)) & set(ser.impls(key))):
+            bb, sb = boot_values(base, key, impl), boot_values(ser, key, impl)
+            if not bb or not sb:
+                continue
+
+            def orient(ms, mbase):
+                if ms <= 0 or mbase <= 0:
+                    return float("nan")
+                return ms / mbase if hib else mbase / ms
+            mb = median([v for _, vs in bb for v in vs])
+            ms = median([v for _, vs in sb for v in vs])
+            est = orient(ms, mb)
+            bvs, svs = [vs for _, vs in bb], [vs for _, vs in sb]
+            rs = sorted(x for x in (orient(resample(svs), resample(bvs)) for _ in range(nboot))
+                        if x == x)
+            lo, hi = percentile(rs, 2.5), percentile(rs, 97.5)
+            bmed = {pair_no(b): median(vs) for b, vs in bb}
+            pairs = [(n, orient(median(vs), bmed[n])) for b, vs in sb
+                     for n in [pair_no(b)] if n is not None and n in bmed]
+            if hi < 1:
+                v = "series worse"
+            elif lo > 1:
+                v = "series better"
+            else:
+                v = "no difference shown"
+            ctl = CONTROLS.get((key[0], impl))
+            r = {"key": key, "impl": impl, "group": ser.groups.get(key, "migrate"), "unit": unit,
+                 "hib": hib, "base": mb, "series": ms, "est": est, "lo": lo, "hi": hi,
+                 "pairs": pairs, "n": (len(bb), sum(len(x) for x in bvs), len(sb),
+                                       sum(len(x) for x in svs)),
+                 "verdict": v, "control": ctl,
+                 "bound": max(hi - 1, 1 - lo) if lo == lo and hi == hi else float("nan")}
+            out["rows"].append(r)
+            if ctl and not lo <= 1 <= hi:
+                out["warnings"].append(
+                    "control %s %s %s (%s): [%s, %s] does not contain 1: the boot-to-boot "
+                    "noise is larger than the intervals say" % (
+                        key[0], impl, fmt_size(key[2]), ctl, fmt_r(lo), fmt_r(hi)))
+    for name, d in (("base", base), ("series", ser)):
+        if len(d.boots) < 3:
+            out["warnings"].append("only %d %s boot(s): the intervals do not cover "
+                                   "boot-to-boot variance (use --boots >= 3)"
+                                   % (len(d.boots), name))
+        out["warnings"].extend("failed check (%s): %s" % (name, c) for c in d.checks)
+    return out
+
+
+def cross_report(base, ser, res, nboot, seed, w=sys.stdout):
+    w.write("# hmm-bench: series kernel against base kernel\n\n")
+    w.write("Inputs (scripts/bench-stats.py --base, bootstrap %d resamples, seed %d):\n\n"
+            % (nboot, seed))
+    for kind, d in (("base", base), ("series", ser)):
+        for name, boots, nlines in d.files:
+            w.write("- %s: `%s`: %d samples, boot(s) %s\n" % (kind, name, nlines,
+                                                             ", ".join(boots)))
+    w.write("\nRatio > 1: the series kernel is better (throughput series/base, time "
+            "base/series). Estimate: the ratio of the pooled medians of each kernel's "
+            "samples (warm-ups dropped). [95 % interval]: unpaired hierarchical bootstrap, "
+            "each kernel on its own (its boots with replacement, then the samples within "
+            "each chosen boot). Per pair: the ratio of the medians of base-N and series-N "
+            "(one pair of boots, run one after the other in random order). n: base boots x "
+            "samples / series boots x samples. Verdict: \"series worse\" if the interval "
+            "lies below 1, \"series better\" above, else \"no difference shown\"; within: "
+            "how far from 1 the interval reaches, the smallest change this run could have "
+            "shown. Controls are rows the series cannot change: their intervals must "
+            "contain 1.\n\n")
+    w.write("| group | row | impl | bk | size | unit | base | series | series/base [95 % CI] "
+            "| per pair | n | verdict | within |\n")
+    w.write("|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
+    for r in res["rows"]:
+        k = r["key"]
+        w.write("| %s | %s%s | %s | %s | %s | %s | %.4g | %.4g | **%s** [%s, %s] | %s "
+                "| %dx%d / %dx%d | %s | %s |\n" % (
+                    r["group"], k[0], " (control)" if r["control"] else "", r["impl"], k[1],
+                    fmt_size(k[2]), r["unit"], r["base"], r["series"], fmt_r(r["est"]),
+                    fmt_r(r["lo"]), fmt_r(r["hi"]),
+                    " ".join("%s:%s" % (n, fmt_r(x)) for n, x in r["pairs"]) or "-",
+                    r["n"][0], r["n"][1], r["n"][2], r["n"][3], r["verdict"],
+                    "±%.1f %%" % (r["bound"] * 100) if r["bound"] == r["bound"] else "n/a"))
+    if not res["rows"]:
+        w.write("| (no row in both kernels' samples) |||||||||||||\n")
+    ctl = [r for r in res["rows"] if r["control"]]
+    w.write("\n%d of %d control intervals contain 1.\n" % (
+        sum(1 for r in ctl if r["lo"] <= 1 <= r["hi"]), len(ctl)))
+    w.write("\n## Warnings\n\n")
+    if res["warnings"]:
+        for x in res["warnings"]:
+            w.write("- %s\n" % x)
+    else:
+        w.write("None.\n")
+
+
 def read_input(path):
     if path.endswith(".gz"):
         with gzip.open(path, "rt", newline="") as f:
@@ -664,6 +827,84 @@ def selftest():
     d8.add_file("a.csv", synth(boots=1))
     d8.add_file("b.csv", synth(boots=1, seed=8))
     check(len(d8.boots) == 2, "same boot name in two files: 2 boots (%s)" % d8.boots)
+    # 11. --base: series against base kernel, unpaired
+    def ksynth(kind, slow=1.0, faster=1.0, ctl=1.0, boots=3, seed=3, boot_sd=0.01):
+        ours = kind == "series"
+        """sys_fork (us, series slow x the time), sys_pagefault (MiB/s,
+        series faster x), memcpy_user cpu (control, x ctl), munmap ours
+        (series only) and test_hmm (inval group, unpaired)."""
+        rng = random.Random(seed)
+        out = io.StringIO()
+        wr = csv.writer(out, lineterminator="\n")
+        wr.writerow(RAW_COLUMNS)
+        for bi in range(boots):
+            boot = "%s-%d" % (kind, bi + 1)
+            bf = math.exp(rng.gauss(0, boot_sd))
+            for rep in range(-1, 12):
+                def line(group, row, impl, unit, v):
+                    wr.writerow([boot, seed, max(rep, 0), 0, int(rep < 0), group, row, impl,
+                                 "4k", 65536, 20, unit, "%.6g" % (v * (50 if rep < 0 else 1)),
+                                 "", "", "", "", "", "", "", "", ""])
+                e = lambda: bf * math.exp(rng.gauss(0, 0.02))
+                line("sys", "sys_fork", "none", "us/fork", 4000.0 * slow * e())
+                line("sys", "sys_pagefault", "none", "MiB/s", 90.0 * faster / e())
+                line("memcpy", "memcpy_user", "cpu", "MiB/s", 400.0 * ctl / e())
+                v = 500.0 * e()  # drawn on both kernels: the same draws follow
+                if ours:
+                    line("inval", "munmap", "ours", "us", v)
+                line("inval", "munmap", "test_hmm", "us", 900.0 * e())
+        return out.getvalue()
+
+    def xrun(btext, stext):
+        b, sd = Data(), Data()
+        b.add_file("base.csv", btext)
+        sd.add_file("series.csv", stext)
+        return b, sd, cross(b, sd, nboot, 1)
+
+    def xget(res, row, impl):
+        return next((r for r in res["rows"] if r["key"][0] == row and r["impl"] == impl), None)
+
+    b, sd, xr = xrun(ksynth("base"), ksynth("series", seed=3))
+    check(all(abs(r["est"] - 1) < 1e-9 for r in xr["rows"]),
+          "--base: identical samples give 1 (%s)" % ", ".join(fmt_r(r["est"]) for r in xr["rows"]))
+    cover = 0
+    for k in range(60):
+        b1, s1 = Data(), Data()
+        b1.add_file("b.csv", ksynth("base", seed=1000 + k))
+        s1.add_file("s.csv", ksynth("series", seed=5000 + k))
+        r = xget(cross(b1, s1, 400, k), "sys_fork", "none")
+        cover += r["lo"] <= 1 <= r["hi"]
+    check(cover >= 51, "--base: the same kernel twice, 3 boots each, 1 %% boot noise: %d of 60 "
+          "intervals contain 1 (at least 51, 85 %%)" % cover)
+    check(xget(xr, "munmap", "test_hmm") and not xget(xr, "munmap", "ours"),
+          "--base: rows of one kernel only are left out")
+    f0 = xget(xr, "sys_fork", "none")
+    check(f0 and [n for n, _ in f0["pairs"]] == ["1", "2", "3"] and f0["n"] == (3, 36, 3, 36),
+          "--base: 3 pairs, warm-ups dropped: %s %s" % (f0 and f0["pairs"], f0 and f0["n"]))
+    check(not any(x["key"][0] == "munmap" for x in analyse(sd, DEFAULT_PAIRS, DEFAULT_AA,
+                                                           DEFAULT_TARGETS, 200, 1)["ratios"]),
+          "the inval group's ours and test_hmm are not paired")
+    _, _, xr2 = xrun(ksynth("base"), ksynth("series", slow=1.2, faster=1.2, seed=4))
+    f = xget(xr2, "sys_fork", "none")
+    check(abs(f["est"] - 1 / 1.2) < 0.04 and f["verdict"] == "series worse",
+          "--base: series fork 1.2x the time: %.3f [%.3f, %.3f] %s"
+          % (f["est"], f["lo"], f["hi"], f["verdict"]))
+    pf = xget(xr2, "sys_pagefault", "none")
+    check(abs(pf["est"] - 1.2) < 0.05 and pf["verdict"] == "series better",
+          "--base: series page faults 1.2x the throughput: %.3f %s" % (pf["est"], pf["verdict"]))
+    b, sd, xr = xrun(ksynth("base"), ksynth("series", seed=4))
+    _, _, xr3 = xrun(ksynth("base"), ksynth("series", ctl=1.3, seed=4))
+    check(any(w.startswith("control memcpy_user") for w in xr3["warnings"]),
+          "--base: a control outside 1 is warned about")
+    _, _, xr4 = xrun(ksynth("base", boot_sd=0.3, boots=6),
+                     ksynth("series", slow=1.1, seed=4, boot_sd=0.3, boots=6))
+    f4 = xget(xr4, "sys_fork", "none")
+    check(f4["verdict"] == "no difference shown" and f4["bound"] > 0.1,
+          "--base: 10 %% in 30 %% boot noise is not shown: [%.3f, %.3f]" % (f4["lo"], f4["hi"]))
+    out = io.StringIO()
+    cross_report(b, sd, xr, nboot, 1, out)
+    check("| sys | sys_fork | none |" in out.getvalue() and "control intervals contain 1"
+          in out.getvalue(), "--base: report rendered")
     print("selftest: %s" % ("PASS" if not fails else "%d FAILED" % fails))
     return 1 if fails else 0
 
@@ -700,7 +941,7 @@ def parse_target(s):
 
 
 def main(argv):
-    nboot, seed, pairs, aa, targets, files = 10000, 1, [], DEFAULT_AA, None, []
+    nboot, seed, pairs, aa, targets, files, bases = 10000, 1, [], DEFAULT_AA, None, [], []
     i = 0
     while i < len(argv):
         a = argv[i]
@@ -733,6 +974,9 @@ def main(argv):
         elif a == "--target":
             targets = (targets or []) + [parse_target(arg())]
             i += 1
+        elif a == "--base":
+            bases.append(arg())
+            i += 1
         elif a.startswith("-"):
             usage_error("unknown option %s" % a)
         else:
@@ -742,13 +986,19 @@ def main(argv):
         usage_error("no RAW.csv given")
     if nboot < 100:
         usage_error("--bootstrap %d: at least 100" % nboot)
-    data = Data()
-    for f in files:
-        try:
-            data.add_file(f, read_input(f))
-        except (OSError, ValueError) as e:
-            sys.stderr.write("bench-stats.py: %s\n" % e)
-            return 1
+    if bases and (pairs or targets is not None or aa != DEFAULT_AA):
+        usage_error("--base compares kernels: no --pair, --target or --aa with it")
+    data, base = Data(), Data()
+    for d, fs in ((data, files), (base, bases)):
+        for f in fs:
+            try:
+                d.add_file(f, read_input(f))
+            except (OSError, ValueError) as e:
+                sys.stderr.write("bench-stats.py: %s\n" % e)
+                return 1
+    if bases:
+        cross_report(base, data, cross(base, data, nboot, seed), nboot, seed)
+        return 0
     res = analyse(data, pairs or DEFAULT_PAIRS, aa,
                   DEFAULT_TARGETS if targets is None else targets, nboot, seed)
     report(data, res, nboot, seed)

@@ -24,6 +24,11 @@
 #   hostload-NAME.txt  the host's /proc/loadavg every 30 s during the boot
 #   stats.md           scripts/bench-stats.py over the series' raw CSVs
 #                      (stats-base.md: the base's)
+#   series-vs-base.md  with --base: scripts/bench-stats.py --base, the
+#                      series kernel against the base kernel, every row
+#                      both kernels have (sys_*, munmap none, the
+#                      controls memcpy_user and ceiling_copy_page,
+#                      upstream's rows), with intervals over the boots
 #   BUILD_DIR       an existing O= build dir (bzImage + modules); without it
 #                   the series kernel is built with scripts/build/build.sh in
 #                   $HMM_WORKDIR/BASE/build/bench from the base's tree
@@ -34,8 +39,11 @@
 #                   build dir was built from, else $KERNEL_TREE)
 #   --base DIR      also boot this base-kernel build dir --boots times, the
 #                   boots interleaved in pairs of random order (B S | S B ..),
-#                   and print the series/base ratios of the no-device rows
-#                   of each pair
+#                   print the series/base ratios of the no-device rows of
+#                   each pair (compare.txt, summary medians) and the
+#                   statistics over all boots (series-vs-base.md); issue
+#                   19's row 10, e.g. --args "-g memcpy,inval,sys,migrate
+#                   -s 4,64 -r 12 -i upstream -m 64K,4M,64M"
 #   --args "ARGS"   hmm-bench arguments (default "-g migrate -m
 #                   64K,256K,1M,4M,16M,64M -A": issue 19's slice 1; hmm-bench
 #                   -h); the migrate group needs -r >= 10 (default 12)
@@ -377,7 +385,7 @@ run_one() {
 	if raw_csv "$OUT/console-$name.log" "$OUT/raw-$name.csv"; then
 		log "bench: $name: $(($(wc -l < "$OUT/raw-$name.csv") - 1)) samples in $OUT/raw-$name.csv"
 	else
-		warn "no raw CSV in $OUT/console-$name.log (no migrate group, or the block did not decode)"
+		warn "no raw CSV in $OUT/console-$name.log (no group with samples in it, or the block did not decode)"
 	fi
 	grep -qx 'kernel-log PASS' "$OUT/steps-$name.txt" ||
 		warn "kernel log of the $name boot has warnings: $OUT/kernel-log-$name.txt"
@@ -430,6 +438,23 @@ for i in $(seq 1 "$BOOTS"); do
 done
 stats series
 [ -z "$BASE" ] || stats base
+# cross: the series kernel against the base kernel over all boots.
+cross() {
+	local b=() sr=() a=()
+	mapfile -t b < <(ls "$OUT"/raw-base-*.csv 2>/dev/null || true)
+	mapfile -t sr < <(ls "$OUT"/raw-series-*.csv 2>/dev/null || true)
+	if [ ${#b[@]} -eq 0 ] || [ ${#sr[@]} -eq 0 ]; then
+		warn "no raw CSV of the base or of the series boots: no series-vs-base.md"
+		return 0
+	fi
+	for f in "${b[@]}"; do a+=(--base "$f"); done
+	if python3 "$TOP/scripts/bench-stats.py" "${a[@]}" "${sr[@]}" > "$OUT/series-vs-base.md"; then
+		log "bench: series kernel against base kernel in $OUT/series-vs-base.md"
+	else
+		warn "bench-stats.py --base failed"
+	fi
+}
+[ -z "$BASE" ] || [ -n "$META" ] || cross
 if [ -n "$BASE" ]; then
 	{
 		echo
@@ -454,7 +479,8 @@ if [ -n "$KEEPDIR" ]; then
 			cp "$f" "$KEEPDIR/"
 		fi
 	done
-	for f in "$OUT"/env-*.txt "$OUT"/hostload-*.txt "$OUT"/stats*.md "$OUT"/meta.md; do
+	for f in "$OUT"/env-*.txt "$OUT"/hostload-*.txt "$OUT"/stats*.md "$OUT"/meta.md \
+		 "$OUT"/series-vs-base.md "$OUT"/compare.txt; do
 		[ ! -f "$f" ] || cp "$f" "$KEEPDIR/"
 	done
 	{
@@ -473,6 +499,7 @@ if [ -n "$KEEPDIR" ]; then
 		echo "- \`hostload-BOOT.txt\`: the host's /proc/loadavg every 30 s during the boot"
 		echo "- \`stats.md\`: \`python3 scripts/bench-stats.py raw-series-*.csv\`"
 		[ -z "$BASE" ] || echo "- \`stats-base.md\`: the same over raw-base-*.csv"
+		[ -z "$BASE" ] || [ -n "$META" ] || echo "- \`series-vs-base.md\`: \`python3 scripts/bench-stats.py --base raw-base-1.csv ... raw-series-*.csv\`, the series kernel against the base kernel; \`compare.txt\`: each pair's ratios of the summary medians"
 		[ -z "$META" ] || echo "- \`meta-BOOT.csv\`: the guest suite benchmeta's measurements (--meta \"$META\"), \`meta.md\`: \`python3 scripts/bench-meta.py meta-series-*.csv\`"
 		echo
 		echo "The console logs and per-boot tables stay in \`$OUT\`."

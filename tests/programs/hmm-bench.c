@@ -283,6 +283,43 @@ static void add(struct row *r, double v)
 			r->backing, r->size_kib, v, r->unit);
 }
 
+/*
+ * The raw CSV (-w): one line per sample. The migrate group writes its
+ * own (record()); the groups run in a child process (memcpy, inval, sys)
+ * append theirs through sample(), with the group's name, the repetition
+ * numbered within the row and warm-ups marked (warm=1, rep 0). Those
+ * rows have no pairs within a boot: their lines compare kernels, base
+ * against series (scripts/bench-stats.py --base).
+ */
+#define RAW_HEADER "boot,seed,rep,pos,warm,group,row,impl,backing,size_kib,nops,unit,value," \
+	"npages,nfaults,core_ns,copy_ns,devmem_ns,table_ns,cb_ns,total_ns,note"
+static const char *rawpath = "hmm-bench-raw.csv";	/* -w */
+static unsigned long long seed;		/* -S */
+static const char *boot_label = "boot";	/* -b */
+static const char *raw_group;		/* the child's group, NULL: none */
+static FILE *raw_child;			/* the child's stream to rawpath */
+
+/*
+ * Sample @v of row @r, repetition @rep (< 0: a warm-up, not in the table)
+ * of @nops operations: a raw line if the process runs a group that has
+ * them, and the table.
+ */
+static void sample(struct row *r, int rep, long nops, double v)
+{
+	if (raw_group) {
+		if (!raw_child) {
+			raw_child = fopen(rawpath, "a");
+			if (!raw_child)
+				die("open %s", rawpath);
+		}
+		fprintf(raw_child, "%s,%llu,%d,0,%d,%s,%s,%s,%s,%lu,%ld,%s,%.6g,,,,,,,,,\"\"\n",
+			boot_label, seed, rep < 0 ? 0 : rep, rep < 0, raw_group, r->name,
+			r->impl, r->backing, r->size_kib, nops, r->unit, v);
+	}
+	if (rep >= 0)
+		add(r, v);
+}
+
 static void note(struct row *r, const char *fmt, ...)
 {
 	va_list ap;
@@ -592,13 +629,12 @@ static void bench_memcpy(void)
 					"MiB/s", 1);
 
 		note(r, "glibc memcpy in user space (TCG: rep movsb); kernel ceiling: ceiling_copy_page");
-		memcpy(b, a, size);	/* warm up */
-		for (int k = 0; k < reps_for(sizes[s]); k++) {
+		for (int k = -1; k < reps_for(sizes[s]); k++) {	/* -1: warm-up */
 			double t = now();
 
 			memcpy(b, a, size);
 			t = now() - t;
-			add(r, sizes[s] / t);
+			sample(r, k, 1, sizes[s] / t);
 		}
 	}
 	munmap(a, max);
@@ -733,7 +769,7 @@ static void bench_inval(int i)
 		dst = dst_buf(size);
 		ru = row_get("munmap", in, "4k", mib * 1024, "us", 0);
 		rp = row_get("mprotect_ro", in, "4k", mib * 1024, "us", 0);
-		for (int k = 0; k < reps_for(mib); k++) {
+		for (int k = -1; k < reps_for(mib); k++) {	/* -1: warm-up */
 			for (int op = 0; op < 2; op++) {
 				char *p = map_anon(size, 0);
 				double t;
@@ -748,7 +784,7 @@ static void bench_inval(int i)
 				if (op == 0 ? munmap(p, size) : mprotect(p, size, PROT_READ))
 					die(op == 0 ? "munmap" : "mprotect");
 				t = now() - t;
-				add(op == 0 ? ru : rp, t * 1e6);
+				sample(op == 0 ? ru : rp, k, 1, t * 1e6);
 				if (op == 1)
 					munmap(p, size);
 			}
@@ -839,14 +875,14 @@ static void bench_sys(void)
 		if (mib > cap_mib)
 			continue;
 		r = row_get("sys_pagefault", "none", "4k", mib * 1024, "MiB/s", 1);
-		for (int k = 0; k < reps_for(mib); k++) {
+		for (int k = -1; k < reps_for(mib); k++) {	/* -1: warm-up */
 			char *p = map_anon(size, 0);
 			double t = now();
 
 			for (unsigned long j = 0; j < size; j += PG)
 				p[j] = 1;
 			t = now() - t;
-			add(r, mib / t);
+			sample(r, k, size / PG, mib / t);
 			munmap(p, size);
 		}
 	}
@@ -855,7 +891,7 @@ static void bench_sys(void)
 		const int iters = 2000;
 
 		note(r, "%d x (mmap 64 KiB, touch 1 page, munmap)", iters);
-		for (int k = 0; k < reps; k++) {
+		for (int k = -1; k < reps; k++) {	/* -1: warm-up */
 			double t = now();
 
 			for (int j = 0; j < iters; j++) {
@@ -868,7 +904,7 @@ static void bench_sys(void)
 				munmap(p, 64 * 1024);
 			}
 			t = now() - t;
-			add(r, t * 1e6 / iters);
+			sample(r, k, iters, t * 1e6 / iters);
 		}
 	}
 	{
@@ -878,7 +914,7 @@ static void bench_sys(void)
 
 		fill(p, 64 * MiB, 11);
 		note(r, "%d x (fork, child _exit, wait) with 64 MiB touched", iters);
-		for (int k = 0; k < reps; k++) {
+		for (int k = -1; k < reps; k++) {	/* -1: warm-up */
 			double t = now();
 
 			for (int j = 0; j < iters; j++) {
@@ -891,7 +927,7 @@ static void bench_sys(void)
 				waitpid(pid, NULL, 0);
 			}
 			t = now() - t;
-			add(r, t * 1e6 / iters);
+			sample(r, k, iters, t * 1e6 / iters);
 		}
 		munmap(p, 64 * MiB);
 	}
@@ -915,6 +951,8 @@ static void in_child(const char *what, void (*fn)(int), int arg)
 		die("fork");
 	if (!pid) {
 		fn(arg);
+		if (raw_child && fclose(raw_child))
+			die("write %s", rawpath);
 		fflush(NULL);
 		_exit(0);
 	}
@@ -928,7 +966,7 @@ static void in_child(const char *what, void (*fn)(int), int arg)
 }
 
 static void c_dev_read(int i) { bench_dev_read(i); }
-static void c_inval(int i) { bench_inval(i); }
+static void c_inval(int i) { raw_group = "inval"; bench_inval(i); }
 #define PP_ROUNDS 16
 
 /*
@@ -1016,8 +1054,8 @@ static void bench_pingpong(int mode)
 }
 
 static void c_pingpong(int mode) { bench_pingpong(mode); }
-static void c_memcpy(int i) { (void)i; bench_memcpy(); }
-static void c_sys(int i) { (void)i; bench_sys(); }
+static void c_memcpy(int i) { (void)i; raw_group = "memcpy"; bench_memcpy(); }
+static void c_sys(int i) { (void)i; raw_group = "sys"; bench_sys(); }
 
 /* test_hmm's "added new 256 MB chunk (total N chunks, ...)" lines. */
 static int test_hmm_chunks(void)
@@ -1573,21 +1611,15 @@ static void run_evict(void)
  */
 static unsigned long mig_kib[16];	/* -m, KiB; none: the -s sizes <= -M */
 static int nmig;
-static unsigned long long seed;		/* -S */
-static const char *boot_label = "boot";	/* -b */
 static int aa_worker;			/* -A */
 static const char *mig_only;		/* -i: comma-separated implementations */
 enum { RS_MAIN = 1, RS_FORK = 2, RS_MT = 4, RS_PP = 8 };
 static int rowsets = RS_MAIN;		/* -X */
-static const char *rawpath = "hmm-bench-raw.csv";	/* -w */
-static int raw_samples;			/* sample lines in rawpath */
 static int check_failures;		/* samples that failed a check */
 static char mig_skip[160];		/* why the migrate group did not run */
 static char ceil_skip[160];		/* why it has no ceiling rows */
 static char mig_info[320];		/* how it ran, for the table */
 
-#define RAW_HEADER "boot,seed,rep,pos,warm,group,row,impl,backing,size_kib,nops,unit,value," \
-	"npages,nfaults,core_ns,copy_ns,devmem_ns,table_ns,cb_ns,total_ns,note"
 
 /* splitmix64: the group's seeded random numbers. */
 static uint64_t sm64(uint64_t *s)
@@ -3343,7 +3375,6 @@ static void record(FILE *raw, const struct worker *w, const struct wcmd *cmd,
 			fprintf(raw, "%llu", m->t[i]);
 	}
 	fprintf(raw, ",\"%s\"\n", m->note);
-	raw_samples++;
 	if (m->bad) {
 		check_failures++;
 		fprintf(stderr, "hmm-bench: migrate: %s %s %lu KiB rep %d: %s\n", m->row,
@@ -3513,10 +3544,9 @@ static void run_migrate(void)
 		if (cw >= 0 && (rowsets & RS_MAIN))
 			row_get("ceiling_copy_page", "kernel", "4k", mig_kib[s], "MiB/s", 1);
 	}
-	raw = fopen(rawpath, "w");
+	raw = fopen(rawpath, "a");	/* main() wrote the header */
 	if (!raw)
 		die("open %s", rawpath);
-	fprintf(raw, "%s\n", RAW_HEADER);
 	/* ours: no eviction and no ping-pong control in these rows */
 	if (workers[0].impl == OURS) {
 		save_attr(OURS_PARAM("oversubscribe"), over, sizeof(over));
@@ -3667,8 +3697,12 @@ static void print_raw(void)
 	int packed;
 	FILE *f;
 
-	if (!raw_samples)
-		return;
+	f = fopen(rawpath, "r");
+	packed = f && fgets(line, sizeof(line), f) && fgets(line, sizeof(line), f);
+	if (f)
+		fclose(f);
+	if (!packed)
+		return;		/* the header only: no sample */
 	snprintf(cmd, sizeof(cmd), "gzip -c '%s' > '%s.gz' 2>/dev/null && command -v base64 >/dev/null",
 		 rawpath, rawpath);
 	fflush(NULL);
@@ -4211,6 +4245,12 @@ int main(int argc, char **argv)
 		have_dev(UPB) ? "present" : "absent",
 		have_dev(TEST_HMM) ? "present" : "absent", seed);
 	chunks_load = test_hmm_chunks();
+	{
+		FILE *raw = fopen(rawpath, "w");
+
+		if (!raw || fprintf(raw, "%s\n", RAW_HEADER) < 0 || fclose(raw))
+			die("write %s", rawpath);
+	}
 
 	if (want("memcpy"))
 		in_child("memcpy", c_memcpy, 0);
