@@ -48,17 +48,21 @@ With --base (repeatable; the other files are then the series kernel's):
 series kernel against base kernel, for every (row, impl, backing, size)
 that both kernels' files have, any group (issue 19's row 10: the
 no-device rows sys_*, munmap none, and upstream's own rows):
-  - estimate: the ratio of the pooled medians, oriented so that > 1 means
-    the series kernel is better (throughput series/base, time base/series);
-  - 95 % interval: unpaired hierarchical bootstrap, each kernel on its own
-    (its boots with replacement, then the samples within each chosen
-    boot), the 2.5 and 97.5 percentiles of the ratio;
+  - oriented so that > 1 means the series kernel is better (throughput
+    series/base, time base/series);
   - per pair: series-N's median against base-N's (boots named KIND-N by
     scripts/bench.sh --base, a pair run back to back in random order);
-  - verdict: "series worse" (interval below 1), "series better" (above),
-    else "no difference shown", with how far the interval reaches;
+  - estimate [95 % interval]: the geometric mean of the per-pair ratios,
+    paired t interval (pairs - 1 degrees of freedom), p of the paired t
+    test;
+  - verdict only for row 10's rows (sys_*, munmap none, upstream's
+    migrate_to_dev, migrate_back_seq, dev_read1): "series worse" or
+    "series better" if the p-value, Holm-adjusted over those rows, is
+    below 0.05, else "no difference shown"; the other rows descriptive;
   - controls (memcpy_user cpu, ceiling_copy_page kernel: code the series
-    does not change): their intervals must contain 1, else a warning.
+    does not change): a warning if one differs (Holm over the controls);
+  - secondary: the ratio of the pooled medians with an unpaired
+    hierarchical bootstrap interval (too narrow with few boots).
 
 Options:
   --bootstrap B        bootstrap resamples (default 10000)
@@ -553,9 +557,86 @@ def pair_no(boot):
     return tail[1] if len(tail) == 2 and tail[1].isdigit() else None
 
 
+def _betacf(a, b, x):
+    """Continued fraction of the incomplete beta function (modified Lentz)."""
+    tiny = 1e-300
+    qab, qap, qam = a + b, a + 1, a - 1
+    c, d = 1.0, 1 - qab * x / qap
+    d = 1 / (d if abs(d) > tiny else tiny)
+    h = d
+    for m in range(1, 300):
+        m2 = 2 * m
+        aa = m * (b - m) * x / ((qam + m2) * (a + m2))
+        d = 1 + aa * d
+        d = 1 / (d if abs(d) > tiny else tiny)
+        c = 1 + aa / c
+        c = c if abs(c) > tiny else tiny
+        h *= d * c
+        aa = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2))
+        d = 1 + aa * d
+        d = 1 / (d if abs(d) > tiny else tiny)
+        c = 1 + aa / c
+        c = c if abs(c) > tiny else tiny
+        de = d * c
+        h *= de
+        if abs(de - 1) < 1e-14:
+            break
+    return h
+
+
+def betai(a, b, x):
+    """The regularized incomplete beta function I_x(a, b)."""
+    if x <= 0:
+        return 0.0
+    if x >= 1:
+        return 1.0
+    lbt = (math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b) + a * math.log(x) +
+           b * math.log(1 - x))
+    if x < (a + 1) / (a + b + 2):
+        return math.exp(lbt) * _betacf(a, b, x) / a
+    return 1 - math.exp(lbt) * _betacf(b, a, 1 - x) / b
+
+
+def t_two_sided(t, df):
+    """P(|T| >= |t|) for Student's t with df degrees of freedom."""
+    return betai(df / 2.0, 0.5, df / (df + t * t))
+
+
+def t_quantile(q, df):
+    """The q quantile (q > 0.5) of Student's t, by bisection."""
+    lo, hi = 0.0, 1e4
+    for _ in range(200):
+        mid = (lo + hi) / 2
+        if 1 - t_two_sided(mid, df) / 2 < q:
+            lo = mid
+        else:
+            hi = mid
+    return (lo + hi) / 2
+
+
+def holm(ps):
+    """Holm's step-down adjustment of the p-values ps (a list, None kept)."""
+    idx = sorted((p, i) for i, p in enumerate(ps) if p is not None)
+    adj = [None] * len(ps)
+    m, run = len(idx), 0.0
+    for k, (p, i) in enumerate(idx):
+        run = max(run, min(1.0, (m - k) * p))
+        adj[i] = run
+    return adj
+
+
+# The rows issue 19's row 10 asks a verdict of: the no-device rows and
+# upstream's own main rows. The others are shown, without a verdict.
+VERDICT_ROWS = {("sys_pagefault", "none"), ("sys_mmap_munmap", "none"), ("sys_fork", "none"),
+                ("munmap", "none"), ("migrate_to_dev", "upstream"),
+                ("migrate_back_seq", "upstream"), ("dev_read1", "upstream")}
+
+
 def cross(base, ser, nboot, seed):
-    """series/base for every (row, impl) in both, oriented > 1 = series
-    better; unpaired hierarchical bootstrap, each kernel on its own."""
+    """series against base for every (row, impl) both have, oriented > 1 =
+    series better: the paired t interval over the pairs of boots, Holm's
+    adjustment over the rows with a verdict and over the controls, and an
+    unpaired hierarchical bootstrap as a secondary interval."""
     rng = random.Random(seed)
     rnd = rng.random
     out = {"rows": [], "warnings": list(base.warnings) + list(ser.warnings)}
@@ -568,6 +649,30 @@ def cross(base, ser, nboot, seed):
             n = len(vs)
             xs.extend(vs[int(rnd() * n)] for _ in range(n))
         return median(xs)
+
+    def pair_map(d, kind):
+        m, dup = {}, set()
+        for b in d.boots:
+            n = pair_no(b)
+            if n is None:
+                continue
+            if n in m:
+                dup.add(n)
+            m[n] = b
+        if dup:
+            out["warnings"].append("%s boots with the same pair number %s (boots from several "
+                                   "runs?): no pairs, no paired interval" % (kind, ", ".join(
+                                       sorted(dup))))
+            return {}
+        return m
+    bpair, spair = pair_map(base, "base"), pair_map(ser, "series")
+    # the migrate group: the same workers on both kernels?
+    wk = [set(i for k in d.samples if d.groups.get(k) == "migrate" for i in d.samples[k])
+          for d in (base, ser)]
+    if wk[0] and wk[1] and wk[0] != wk[1]:
+        out["warnings"].append("the migrate group ran other workers on the two kernels (base %s, "
+                               "series %s): its rows' neighbours differ (hmm-bench -i)"
+                               % (",".join(sorted(wk[0])), ",".join(sorted(wk[1]))))
 
     keys = sorted(set(base.samples) & set(ser.samples), key=lambda k: (k[0], k[1], k[2]))
     for key in keys:
@@ -586,45 +691,72 @@ def cross(base, ser, nboot, seed):
                 if ms <= 0 or mbase <= 0:
                     return float("nan")
                 return ms / mbase if hib else mbase / ms
+            nan = float("nan")
             mb = median([v for _, vs in bb for v in vs])
             ms = median([v for _, vs in sb for v in vs])
-            est = orient(ms, mb)
             bvs, svs = [vs for _, vs in bb], [vs for _, vs in sb]
             rs = sorted(x for x in (orient(resample(svs), resample(bvs)) for _ in range(nboot))
                         if x == x)
-            lo, hi = percentile(rs, 2.5), percentile(rs, 97.5)
-            bmed = {pair_no(b): median(vs) for b, vs in bb}
-            pairs = [(n, orient(median(vs), bmed[n])) for b, vs in sb
-                     for n in [pair_no(b)] if n is not None and n in bmed]
-            if hi < 1:
-                v = "series worse"
-            elif lo > 1:
-                v = "series better"
-            else:
-                v = "no difference shown"
+            blo, bhi = (percentile(rs, 2.5), percentile(rs, 97.5)) if rs else (nan, nan)
+            bmed, smed = dict(bb), dict(sb)
+            pairs = []
+            for n in sorted(set(bpair) & set(spair), key=int):
+                bv, sv = bmed.get(bpair[n]), smed.get(spair[n])
+                if bv and sv:
+                    x = orient(median(sv), median(bv))
+                    if x == x:
+                        pairs.append((n, x))
+            est, lo, hi, p = nan, nan, nan, None
+            if len(pairs) >= 2:
+                ls = [math.log(x) for _, x in pairs]
+                k = len(ls)
+                mean = sum(ls) / k
+                sd = math.sqrt(sum((x - mean) ** 2 for x in ls) / (k - 1))
+                se = sd / math.sqrt(k)
+                tq = t_quantile(0.975, k - 1)
+                est, lo, hi = math.exp(mean), math.exp(mean - tq * se), math.exp(mean + tq * se)
+                p = t_two_sided(mean / se, k - 1) if se > 0 else (0.0 if mean else 1.0)
             ctl = CONTROLS.get((key[0], impl))
-            r = {"key": key, "impl": impl, "group": ser.groups.get(key, "migrate"), "unit": unit,
-                 "hib": hib, "base": mb, "series": ms, "est": est, "lo": lo, "hi": hi,
-                 "pairs": pairs, "n": (len(bb), sum(len(x) for x in bvs), len(sb),
-                                       sum(len(x) for x in svs)),
-                 "verdict": v, "control": ctl,
-                 "bound": max(hi - 1, 1 - lo) if lo == lo and hi == hi else float("nan")}
-            out["rows"].append(r)
-            if ctl and not lo <= 1 <= hi:
-                out["warnings"].append(
-                    "control %s %s %s (%s): [%s, %s] does not contain 1: the boot-to-boot "
-                    "noise is larger than the intervals say" % (
-                        key[0], impl, fmt_size(key[2]), ctl, fmt_r(lo), fmt_r(hi)))
+            out["rows"].append({
+                "key": key, "impl": impl, "group": ser.groups.get(key, "migrate"),
+                "unit": unit, "hib": hib, "base": mb, "series": ms,
+                "pooled": orient(ms, mb), "blo": blo, "bhi": bhi, "pairs": pairs,
+                "est": est, "lo": lo, "hi": hi, "p": p,
+                "n": (len(bb), sum(len(x) for x in bvs), len(sb), sum(len(x) for x in svs)),
+                "control": ctl, "judged": (key[0], impl) in VERDICT_ROWS, "verdict": "-",
+                "padj": None})
+    for what in ("judged", "control"):
+        rows = [r for r in out["rows"] if r[what]]
+        for r, a in zip(rows, holm([r["p"] for r in rows])):
+            r["padj"] = a
+            if what == "control":
+                if a is not None and a < 0.05:
+                    k = r["key"]
+                    out["warnings"].append(
+                        "control %s %s %s (%s): %s [%s, %s], Holm-adjusted p %.3g: the series "
+                        "cannot change it, so the boots differ by more than the intervals say"
+                        % (k[0], r["impl"], fmt_size(k[2]), r["control"], fmt_r(r["est"]),
+                           fmt_r(r["lo"]), fmt_r(r["hi"]), a))
+                continue
+            if a is None:
+                r["verdict"] = "n/a (fewer than 2 pairs)"
+            elif a < 0.05:
+                r["verdict"] = "series worse" if r["est"] < 1 else "series better"
+            else:
+                r["verdict"] = "no difference shown"
     for name, d in (("base", base), ("series", ser)):
-        if len(d.boots) < 3:
-            out["warnings"].append("only %d %s boot(s): the intervals do not cover "
-                                   "boot-to-boot variance (use --boots >= 3)"
-                                   % (len(d.boots), name))
+        if len(d.boots) < 5:
+            out["warnings"].append("only %d %s boot(s): with fewer than 5 pairs the paired "
+                                   "intervals are wide (t with %d degrees of freedom)"
+                                   % (len(d.boots), name, max(len(d.boots) - 1, 0)))
         out["warnings"].extend("failed check (%s): %s" % (name, c) for c in d.checks)
     return out
 
 
 def cross_report(base, ser, res, nboot, seed, w=sys.stdout):
+    def pc(x):
+        return "%+.1f %%" % ((x - 1) * 100) if x == x else "n/a"
+
     w.write("# hmm-bench: series kernel against base kernel\n\n")
     w.write("Inputs (scripts/bench-stats.py --base, bootstrap %d resamples, seed %d):\n\n"
             % (nboot, seed))
@@ -632,35 +764,48 @@ def cross_report(base, ser, res, nboot, seed, w=sys.stdout):
         for name, boots, nlines in d.files:
             w.write("- %s: `%s`: %d samples, boot(s) %s\n" % (kind, name, nlines,
                                                              ", ".join(boots)))
-    w.write("\nRatio > 1: the series kernel is better (throughput series/base, time "
-            "base/series). Estimate: the ratio of the pooled medians of each kernel's "
-            "samples (warm-ups dropped). [95 % interval]: unpaired hierarchical bootstrap, "
-            "each kernel on its own (its boots with replacement, then the samples within "
-            "each chosen boot). Per pair: the ratio of the medians of base-N and series-N "
-            "(one pair of boots, run one after the other in random order). n: base boots x "
-            "samples / series boots x samples. Verdict: \"series worse\" if the interval "
-            "lies below 1, \"series better\" above, else \"no difference shown\"; within: "
-            "how far from 1 the interval reaches, the smallest change this run could have "
-            "shown. Controls are rows the series cannot change: their intervals must "
-            "contain 1.\n\n")
-    w.write("| group | row | impl | bk | size | unit | base | series | series/base [95 % CI] "
-            "| per pair | n | verdict | within |\n")
-    w.write("|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
+    w.write("\n\"series vs base\" > 1: the series kernel is better (throughput series/base, "
+            "time base/series). Per pair: that ratio of the medians of series-N and base-N "
+            "(a pair of boots run back to back, in random order; warm-ups dropped). "
+            "Estimate [95 % interval]: the geometric mean of the per-pair ratios with the "
+            "paired t interval (pairs - 1 degrees of freedom): boot-to-boot noise is in it. "
+            "p: paired t test of log(ratio) = 0. Verdict, only for the rows issue 19's row 10 "
+            "names (sys_*, munmap none, upstream's migrate_to_dev, migrate_back_seq and "
+            "dev_read1): \"series worse\" or \"series better\" if the p-value, Holm-adjusted "
+            "over those rows, is below 0.05, else \"no difference shown\"; the other rows "
+            "are descriptive. Controls are rows the series cannot change (Holm over the "
+            "controls: a warning if one differs). Secondary: the ratio of the pooled medians "
+            "with an unpaired hierarchical bootstrap interval (each kernel on its own: boots, "
+            "then samples); with few boots it is too narrow, read it as descriptive. n: base "
+            "boots x samples / series boots x samples.\n\n")
+    w.write("| group | row | impl | bk | size | unit | base | series | series vs base "
+            "[95 % CI] | per pair | p (Holm) | verdict | pooled [bootstrap] | n |\n")
+    w.write("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
     for r in res["rows"]:
         k = r["key"]
-        w.write("| %s | %s%s | %s | %s | %s | %s | %.4g | %.4g | **%s** [%s, %s] | %s "
-                "| %dx%d / %dx%d | %s | %s |\n" % (
+        ptxt = "-" if r["p"] is None else "%.2g" % r["p"]
+        if r["padj"] is not None:
+            ptxt += " (%.2g)" % r["padj"]
+        w.write("| %s | %s%s | %s | %s | %s | %s | %.4g | %.4g | **%s** [%s, %s] | %s | %s "
+                "| %s | %s [%s, %s] | %dx%d / %dx%d |\n" % (
                     r["group"], k[0], " (control)" if r["control"] else "", r["impl"], k[1],
                     fmt_size(k[2]), r["unit"], r["base"], r["series"], fmt_r(r["est"]),
                     fmt_r(r["lo"]), fmt_r(r["hi"]),
-                    " ".join("%s:%s" % (n, fmt_r(x)) for n, x in r["pairs"]) or "-",
-                    r["n"][0], r["n"][1], r["n"][2], r["n"][3], r["verdict"],
-                    "±%.1f %%" % (r["bound"] * 100) if r["bound"] == r["bound"] else "n/a"))
+                    " ".join("%s:%s" % (n, fmt_r(x)) for n, x in r["pairs"]) or "-", ptxt,
+                    r["verdict"] + (" (%s .. %s)" % (pc(r["lo"]), pc(r["hi"]))
+                                    if r["verdict"] == "no difference shown" else ""),
+                    fmt_r(r["pooled"]), fmt_r(r["blo"]), fmt_r(r["bhi"]),
+                    r["n"][0], r["n"][1], r["n"][2], r["n"][3]))
     if not res["rows"]:
-        w.write("| (no row in both kernels' samples) |||||||||||||\n")
+        w.write("| (no row in both kernels' samples) ||||||||||||||\n")
     ctl = [r for r in res["rows"] if r["control"]]
-    w.write("\n%d of %d control intervals contain 1.\n" % (
+    w.write("\n%d of %d control intervals contain 1 (unadjusted).\n" % (
         sum(1 for r in ctl if r["lo"] <= 1 <= r["hi"]), len(ctl)))
+    judged = [r for r in res["rows"] if r["judged"]]
+    w.write("%d rows with a verdict: %d series worse, %d series better, %d no difference "
+            "shown.\n" % (len(judged), sum(r["verdict"] == "series worse" for r in judged),
+                          sum(r["verdict"] == "series better" for r in judged),
+                          sum(r["verdict"] == "no difference shown" for r in judged)))
     w.write("\n## Warnings\n\n")
     if res["warnings"]:
         for x in res["warnings"]:
@@ -865,22 +1010,29 @@ def selftest():
         return next((r for r in res["rows"] if r["key"][0] == row and r["impl"] == impl), None)
 
     b, sd, xr = xrun(ksynth("base"), ksynth("series", seed=3))
-    check(all(abs(r["est"] - 1) < 1e-9 for r in xr["rows"]),
+    check(all(abs(r["est"] - 1) < 1e-9 and abs(r["pooled"] - 1) < 1e-9 for r in xr["rows"]),
           "--base: identical samples give 1 (%s)" % ", ".join(fmt_r(r["est"]) for r in xr["rows"]))
-    cover = 0
-    for k in range(60):
-        b1, s1 = Data(), Data()
-        b1.add_file("b.csv", ksynth("base", seed=1000 + k))
-        s1.add_file("s.csv", ksynth("series", seed=5000 + k))
-        r = xget(cross(b1, s1, 400, k), "sys_fork", "none")
-        cover += r["lo"] <= 1 <= r["hi"]
-    check(cover >= 51, "--base: the same kernel twice, 3 boots each, 1 %% boot noise: %d of 60 "
-          "intervals contain 1 (at least 51, 85 %%)" % cover)
+    for bsd, lim in ((0.03, 176), (0.10, 176)):
+        cover = 0
+        for k in range(200):
+            b1, s1 = Data(), Data()
+            b1.add_file("b.csv", ksynth("base", seed=1000 + k, boot_sd=bsd))
+            s1.add_file("s.csv", ksynth("series", seed=5000 + k, boot_sd=bsd))
+            r = xget(cross(b1, s1, 20, k), "sys_fork", "none")
+            cover += r["lo"] <= 1 <= r["hi"]
+        check(cover >= lim, "--base: the same kernel twice, 3 pairs, %d %% boot noise: %d of 200 "
+              "paired intervals contain 1 (at least %d)" % (bsd * 100, cover, lim))
+    b, sd, xr = xrun(ksynth("base"), ksynth("series", seed=4))
     check(xget(xr, "munmap", "test_hmm") and not xget(xr, "munmap", "ours"),
           "--base: rows of one kernel only are left out")
+    check(not any("other workers" in w for w in xr["warnings"]),
+          "--base: no migrate group, no workers warning")
     f0 = xget(xr, "sys_fork", "none")
     check(f0 and [n for n, _ in f0["pairs"]] == ["1", "2", "3"] and f0["n"] == (3, 36, 3, 36),
           "--base: 3 pairs, warm-ups dropped: %s %s" % (f0 and f0["pairs"], f0 and f0["n"]))
+    check(f0["judged"] and not xget(xr, "munmap", "test_hmm")["judged"] and
+          xget(xr, "munmap", "test_hmm")["verdict"] == "-",
+          "--base: verdicts only for row 10's rows")
     check(not any(x["key"][0] == "munmap" for x in analyse(sd, DEFAULT_PAIRS, DEFAULT_AA,
                                                            DEFAULT_TARGETS, 200, 1)["ratios"]),
           "the inval group's ours and test_hmm are not paired")
@@ -892,19 +1044,31 @@ def selftest():
     pf = xget(xr2, "sys_pagefault", "none")
     check(abs(pf["est"] - 1.2) < 0.05 and pf["verdict"] == "series better",
           "--base: series page faults 1.2x the throughput: %.3f %s" % (pf["est"], pf["verdict"]))
-    b, sd, xr = xrun(ksynth("base"), ksynth("series", seed=4))
     _, _, xr3 = xrun(ksynth("base"), ksynth("series", ctl=1.3, seed=4))
     check(any(w.startswith("control memcpy_user") for w in xr3["warnings"]),
           "--base: a control outside 1 is warned about")
+    check(not any(w.startswith("control") for w in xr2["warnings"]),
+          "--base: no control warning without a change")
     _, _, xr4 = xrun(ksynth("base", boot_sd=0.3, boots=6),
                      ksynth("series", slow=1.1, seed=4, boot_sd=0.3, boots=6))
     f4 = xget(xr4, "sys_fork", "none")
-    check(f4["verdict"] == "no difference shown" and f4["bound"] > 0.1,
+    check(f4["verdict"] == "no difference shown" and f4["lo"] < 0.9 and f4["hi"] > 1,
           "--base: 10 %% in 30 %% boot noise is not shown: [%.3f, %.3f]" % (f4["lo"], f4["hi"]))
+    b5, s5 = Data(), Data()
+    b5.add_file("b1.csv", ksynth("base", boots=1))
+    b5.add_file("b2.csv", ksynth("base", boots=1, seed=9))
+    s5.add_file("s.csv", ksynth("series", boots=1))
+    xr5 = cross(b5, s5, 100, 1)
+    check(any("same pair number 1" in w for w in xr5["warnings"]) and
+          xget(xr5, "sys_fork", "none")["verdict"].startswith("n/a"),
+          "--base: two base-1 boots: warned, no pairs, no verdict")
     out = io.StringIO()
     cross_report(b, sd, xr, nboot, 1, out)
     check("| sys | sys_fork | none |" in out.getvalue() and "control intervals contain 1"
           in out.getvalue(), "--base: report rendered")
+    check(abs(t_quantile(0.975, 2) - 4.303) < 0.001 and abs(t_two_sided(2.0, 10) - 0.0734) < 1e-4
+          and holm([0.01, 0.04, None, 0.03]) == [0.03, 0.06, None, 0.06],
+          "t quantile, t p-value and Holm's adjustment")
     print("selftest: %s" % ("PASS" if not fails else "%d FAILED" % fails))
     return 1 if fails else 0
 

@@ -419,6 +419,10 @@ rc=0
 tests_series=$(prepare series "$BUILD")
 tests_base=''
 [ -z "$BASE" ] || tests_base=$(prepare base "$BASE")
+# (no -g: every group, sys included)
+[ -z "$BASE" ] || [ -n "$META" ] || [[ ! " $ARGS " =~ \ -g\  ]] ||
+	[[ " $ARGS " =~ \ -g\ [^\ ]*sys ]] ||
+	warn "--base without hmm-bench's sys group (-g ...,sys): no no-device rows to compare"
 : > "$OUT/boots.txt"
 for i in $(seq 1 "$BOOTS"); do
 	order=(series)
@@ -441,8 +445,8 @@ stats series
 # cross: the series kernel against the base kernel over all boots.
 cross() {
 	local b=() sr=() a=()
-	mapfile -t b < <(ls "$OUT"/raw-base-*.csv 2>/dev/null || true)
-	mapfile -t sr < <(ls "$OUT"/raw-series-*.csv 2>/dev/null || true)
+	mapfile -t b < <(ls -v "$OUT"/raw-base-*.csv 2>/dev/null || true)
+	mapfile -t sr < <(ls -v "$OUT"/raw-series-*.csv 2>/dev/null || true)
 	if [ ${#b[@]} -eq 0 ] || [ ${#sr[@]} -eq 0 ]; then
 		warn "no raw CSV of the base or of the series boots: no series-vs-base.md"
 		return 0
@@ -450,7 +454,9 @@ cross() {
 	for f in "${b[@]}"; do a+=(--base "$f"); done
 	if python3 "$TOP/scripts/bench-stats.py" "${a[@]}" "${sr[@]}" > "$OUT/series-vs-base.md"; then
 		log "bench: series kernel against base kernel in $OUT/series-vs-base.md"
+		cat "$OUT/series-vs-base.md"
 	else
+		rm -f "$OUT/series-vs-base.md"
 		warn "bench-stats.py --base failed"
 	fi
 }

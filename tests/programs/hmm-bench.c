@@ -104,7 +104,11 @@
  * of the raw CSV (-w; printed gzip | base64 between ==BENCH-RAW-BEGIN==
  * and ==BENCH-RAW-END== with -p), which scripts/bench-stats.py reads.
  * The other groups run each implementation in its own forked child, so
- * that only one mirror (one mmu notifier) is registered on the measured mm.
+ * that only one mirror (one mmu notifier) is registered on the measured mm;
+ * the memcpy, inval and sys groups' samples are raw lines too, after one
+ * warm-up per row (bench-stats.py --base: base kernel against series
+ * kernel). The sys group runs right after memcpy, before any device group:
+ * on both kernels it finds the same history.
  *
  * Output: a table on stdout between "==BENCH-TABLE-BEGIN==" and
  * "==BENCH-TABLE-END==", and CSV (-o FILE; also printed between
@@ -951,7 +955,7 @@ static void in_child(const char *what, void (*fn)(int), int arg)
 		die("fork");
 	if (!pid) {
 		fn(arg);
-		if (raw_child && fclose(raw_child))
+		if (raw_child && (ferror(raw_child) | fclose(raw_child)))
 			die("write %s", rawpath);
 		fflush(NULL);
 		_exit(0);
@@ -4254,6 +4258,9 @@ int main(int argc, char **argv)
 
 	if (want("memcpy"))
 		in_child("memcpy", c_memcpy, 0);
+	/* before any device group: the same history on base and series */
+	if (want("sys"))
+		in_child("no-device workloads", c_sys, 0);
 	if (want("read")) {
 		if (have_dev(OURS))
 			in_child("device read (ours)", c_dev_read, OURS);
@@ -4292,8 +4299,6 @@ int main(int argc, char **argv)
 		add(r, 64);
 		note(r, "memremap_pages() ZONE_DEVICE memmap: 64 B per 4 KiB");
 	}
-	if (want("sys"))
-		in_child("no-device workloads", c_sys, 0);
 	/* before the evict group, which grows and unplugs test_hmm's chunks */
 	chunks_end = test_hmm_chunks();
 	if (want("evict"))
