@@ -59,6 +59,11 @@
 #                   row to results/README.md)
 #   --out DIR       where to put the results
 #   --timeout S     guest timeout per boot (default 1200)
+#   --no-load MODS  comma-separated modules the guest must not load, of
+#                   hmm_dummy, test_hmm, hmm_upstream_bench,
+#                   hmm_dummy_timed (their rows are skipped), in every boot:
+#                   e.g. the no-device rows without the series' test
+#                   driver and its pool of system pages
 #   --meta "SIZES REPS"  instead of hmm-bench, the guest suite "benchmeta"
 #                   (tests/guest/suites/benchmeta.sh): the MemFree drop of
 #                   registering device memory, ours (hmm_dummy) against
@@ -80,7 +85,7 @@
 
 CMDLINE=$(printf ' %q' "$@")
 ARGS="-g migrate -m 64K,256K,1M,4M,16M,64M -A" BASE='' OUT='' SRC='' TMO=1200 BUILD=''
-BOOTS=3 SMP=2 MAXLOAD='' KEEP='' HL_PID='' META=''
+BOOTS=3 SMP=2 MAXLOAD='' KEEP='' HL_PID='' META='' NOLOAD=''
 
 # compare BASE.csv SERIES.csv: series/base ratio of every common row. A
 # file without the "csv_labels" row (hmm-bench before issue 19) called
@@ -118,6 +123,7 @@ while [ $# -gt 0 ]; do
 	--out) need_arg "$@"; OUT=$2; shift ;;
 	--src) need_arg "$@"; SRC=$2; shift ;;
 	--timeout) need_arg "$@"; TMO=$2; shift ;;
+	--no-load) need_arg "$@"; NOLOAD=$2; shift ;;
 	--boots) need_arg "$@"; BOOTS=$2; shift ;;
 	--smp) need_arg "$@"; SMP=$2; shift ;;
 	--max-load) need_arg "$@"; MAXLOAD=$2; shift ;;
@@ -146,6 +152,9 @@ done
 [[ $SMP =~ ^[1-9][0-9]*$ ]] || usage_error "--smp $SMP: a number >= 1"
 [ -z "$MAXLOAD" ] || [[ $MAXLOAD =~ ^[0-9]+([.][0-9]+)?$ ]] ||
 	usage_error "--max-load $MAXLOAD: a load average"
+m='(hmm_dummy|test_hmm|hmm_upstream_bench|hmm_dummy_timed)'
+[ -z "$NOLOAD" ] || [[ $NOLOAD =~ ^$m(,$m)*$ ]] ||
+	usage_error "--no-load $NOLOAD: of hmm_dummy, test_hmm, hmm_upstream_bench, hmm_dummy_timed"
 GSUITE=bench
 [ -z "$META" ] || GSUITE=benchmeta
 KEEPDIR=''
@@ -285,6 +294,7 @@ env_start() {
 		[ ! -f "$ko" ] || echo "sha256.${ko##*/}=$(sha "$ko") ($ko)"
 	done
 	echo "hmm_bench_args=$(cat "$3/bench/args")"
+	echo "no_load=$(cat "$3/bench/noload")"
 }
 
 # block BEGIN END FILE [K]: the lines between the markers of the K-th
@@ -345,6 +355,7 @@ run_one() {
 	s=$(seed)
 	loadnote=$(wait_load)
 	echo "$ARGS -S $s -b $name" > "$tests/bench/args"
+	echo "$NOLOAD" > "$tests/bench/noload"
 	[ -z "$META" ] || echo "$META $s" > "$tests/bench/meta-args"
 	env_start "$b" "$name" "$tests" "$loadnote" > "$env"
 	echo "seed=$s" >> "$env"

@@ -16,7 +16,9 @@
 # hmm-bench's evict group reloads hmm_dummy with its own small pool (-E)
 # and loads it back with devmem_mb as set here afterwards.
 # Not part of tests/plans/*: run it with scripts/bench.sh.
-# Arguments: /tests/bench/args if present (scripts/bench.sh writes it).
+# Arguments: /tests/bench/args if present (scripts/bench.sh writes it);
+# /tests/bench/noload, comma-separated modules not to load (bench.sh
+# --no-load).
 # shellcheck disable=SC2034 # read by /tests/suite-lib.sh (tests/guest/)
 SUITE=bench
 # shellcheck disable=SC1091
@@ -26,6 +28,14 @@ B=/tests/bench
 # A/A worker (it needs -r >= 10: its default is 12, the others' 5).
 args="-s 4,64,256,512 -R 2 -H 2 -M 256 -m 64K,256K,1M,4M,16M,64M -A"
 [ -f $B/args ] && args=$(cat $B/args)
+# bench.sh --no-load: modules this boot must not load (their rows skipped)
+noload=$(cat $B/noload 2>/dev/null)
+skip() {
+	case ",$noload," in
+	*",$1,"*) echo "# bench: $1 not loaded (bench.sh --no-load $noload)"; return 0 ;;
+	esac
+	return 1
+}
 # Keep kernel messages off the console while the table is printed.
 dmesg -n 1
 memfree() { awk '/^MemFree:/ { print $2 }' /proc/meminfo; }
@@ -37,7 +47,9 @@ loaded() {
 	echo "# env: load_kb.$1=$lkb"
 }
 load_kb='' rc=0
-if [ ! -c /dev/hmm_dmirror0 ]; then
+if skip test_hmm; then
+	:
+elif [ ! -c /dev/hmm_dmirror0 ]; then
 	f0=$(memfree)
 	if modprobe test_hmm 2>/dev/null; then
 		loaded test_hmm "$f0"
@@ -88,7 +100,9 @@ devmem_mb() {
 	echo $((m + 64))
 }
 mb=$(devmem_mb)
-if [ ! -c /dev/hmm_dummy_device00 ]; then
+if skip hmm_dummy; then
+	:
+elif [ ! -c /dev/hmm_dummy_device00 ]; then
 	f0=$(memfree)
 	if modprobe hmm_dummy devmem_mb="$mb" 2>/dev/null; then
 		loaded hmm_dummy "$f0"
@@ -104,6 +118,7 @@ have=$(cat /sys/module/hmm_dummy/parameters/devmem_mb 2>/dev/null)
 # device node NODE is there already; without the file, say that WHAT.
 load_ko() {
 	ko=$B/$1.ko
+	skip "$1" && return 0
 	if [ -f "$ko" ] && [ ! -c "$2" ]; then
 		f0=$(memfree)
 		if insmod "$ko" devmem_mb="$mb"; then
