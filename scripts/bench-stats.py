@@ -718,7 +718,8 @@ def cross(base, ser, nboot, seed):
                 se = sd / math.sqrt(k)
                 tq = t_quantile(0.975, k - 1)
                 est, lo, hi = math.exp(mean), math.exp(mean - tq * se), math.exp(mean + tq * se)
-                p = t_two_sided(mean / se, k - 1) if se > 0 else (0.0 if mean else 1.0)
+                # identical per-pair ratios: no spread, no test (1 when all are 1)
+                p = t_two_sided(mean / se, k - 1) if se > 0 else (None if mean else 1.0)
             ctl = CONTROLS.get((key[0], impl))
             out["rows"].append({
                 "key": key, "impl": impl, "group": ser.groups.get(key, "migrate"),
@@ -742,9 +743,13 @@ def cross(base, ser, nboot, seed):
                            fmt_r(r["lo"]), fmt_r(r["hi"]), a))
                 continue
             if a is None:
-                r["verdict"] = "n/a (fewer than 2 pairs)"
+                r["verdict"] = ("n/a (fewer than 2 pairs)" if len(r["pairs"]) < 2 else
+                                "n/a (every pair the same ratio)")
             elif a < 0.05:
                 r["verdict"] = "series worse" if r["est"] < 1 else "series better"
+            elif not r["lo"] <= 1 <= r["hi"]:
+                # the 95 % interval is unadjusted, the verdict is not
+                r["verdict"] = "no difference shown after Holm"
             else:
                 r["verdict"] = "no difference shown"
     for name, d in (("base", base), ("series", ser)):
@@ -775,8 +780,8 @@ def cross_report(base, ser, res, nboot, seed, w=sys.stdout):
             "p: paired t test of log(ratio) = 0. Verdict, only for the rows issue 19's row 10 "
             "names (sys_*, munmap none, upstream's migrate_to_dev, migrate_back_seq and "
             "dev_read1): \"series worse\" or \"series better\" if the p-value, Holm-adjusted "
-            "over those rows, is below 0.05, else \"no difference shown\"; the other rows "
-            "are descriptive. Controls are rows the series cannot change (Holm over the "
+            "over those rows, is below 0.05, else \"no difference shown\" (\"after Holm\" when "
+            "the unadjusted 95 % interval excludes 1); the other rows are descriptive. Controls are rows the series cannot change (Holm over the "
             "controls: a warning if one differs). Secondary: the ratio of the pooled medians "
             "with an unpaired hierarchical bootstrap interval (each kernel on its own: boots, "
             "then samples); with few boots it is too narrow, read it as descriptive. n: base "
@@ -800,19 +805,22 @@ def cross_report(base, ser, res, nboot, seed, w=sys.stdout):
                     fmt_r(r["lo"]), fmt_r(r["hi"]),
                     " ".join("%s:%s" % (n, fmt_r(x)) for n, x in r["pairs"]) or "-", ptxt,
                     r["verdict"] + (" (%s .. %s)" % (pc(r["lo"]), pc(r["hi"]))
-                                    if r["verdict"] == "no difference shown" else ""),
+                                    if r["verdict"] == "no difference shown" else
+                                    " (unadjusted p %.2g)" % r["p"]
+                                    if r["verdict"].endswith("after Holm") else ""),
                     fmt_r(r["pooled"]), fmt_r(r["blo"]), fmt_r(r["bhi"]),
                     r["n"][0], r["n"][1], r["n"][2], r["n"][3]))
     if not res["rows"]:
         w.write("| (no row in both kernels' samples) ||||||||||||||\n")
     ctl = [r for r in res["rows"] if r["control"]]
-    w.write("\n%d of %d control intervals contain 1 (unadjusted).\n" % (
-        sum(1 for r in ctl if r["lo"] <= 1 <= r["hi"]), len(ctl)))
+    w.write("\n%d of %d control intervals contain 1 (unadjusted; %d without an interval).\n"
+            % (sum(1 for r in ctl if r["lo"] <= 1 <= r["hi"]), len(ctl),
+               sum(1 for r in ctl if r["lo"] != r["lo"])))
     judged = [r for r in res["rows"] if r["judged"]]
     w.write("%d rows with a verdict: %d series worse, %d series better, %d no difference "
             "shown.\n" % (len(judged), sum(r["verdict"] == "series worse" for r in judged),
                           sum(r["verdict"] == "series better" for r in judged),
-                          sum(r["verdict"] == "no difference shown" for r in judged)))
+                          sum(r["verdict"].startswith("no difference shown") for r in judged)))
     w.write("\n## Warnings\n\n")
     if res["warnings"]:
         for x in res["warnings"]:

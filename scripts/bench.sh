@@ -155,6 +155,7 @@ done
 m='(hmm_dummy|test_hmm|hmm_upstream_bench|hmm_dummy_timed)'
 [ -z "$NOLOAD" ] || [[ $NOLOAD =~ ^$m(,$m)*$ ]] ||
 	usage_error "--no-load $NOLOAD: of hmm_dummy, test_hmm, hmm_upstream_bench, hmm_dummy_timed"
+[ -z "$NOLOAD" ] || [ -z "$META" ] || usage_error "--no-load: not with --meta (its suite loads its own)"
 GSUITE=bench
 [ -z "$META" ] || GSUITE=benchmeta
 KEEPDIR=''
@@ -430,9 +431,22 @@ rc=0
 tests_series=$(prepare series "$BUILD")
 tests_base=''
 [ -z "$BASE" ] || tests_base=$(prepare base "$BASE")
-# (no -g: every group, sys included)
-[ -z "$BASE" ] || [ -n "$META" ] || [[ ! " $ARGS " =~ \ -g\  ]] ||
-	[[ " $ARGS " =~ \ -g\ [^\ ]*sys ]] ||
+# hmm-bench keeps the last -g (none: every group, sys included)
+lastg() {
+	local g=''
+	# shellcheck disable=SC2086 # ARGS is a word list
+	set -- $ARGS
+	while [ $# -gt 0 ]; do
+		case $1 in
+		-g) g=${2:-}; [ $# -lt 2 ] || shift ;;
+		-g*) g=${1#-g} ;;
+		esac
+		shift
+	done
+	echo "$g"
+}
+g=$(lastg)
+[ -z "$BASE" ] || [ -n "$META" ] || [ -z "$g" ] || [[ ,$g, == *,sys,* ]] ||
 	warn "--base without hmm-bench's sys group (-g ...,sys): no no-device rows to compare"
 : > "$OUT/boots.txt"
 for i in $(seq 1 "$BOOTS"); do
@@ -456,14 +470,15 @@ stats series
 # cross: the series kernel against the base kernel over all boots.
 cross() {
 	local b=() sr=() a=()
-	mapfile -t b < <(ls -v "$OUT"/raw-base-*.csv 2>/dev/null || true)
-	mapfile -t sr < <(ls -v "$OUT"/raw-series-*.csv 2>/dev/null || true)
+	# names relative to $OUT: the kept copy can be recomputed where it is
+	mapfile -t b < <(cd "$OUT" && ls -v raw-base-*.csv 2>/dev/null || true)
+	mapfile -t sr < <(cd "$OUT" && ls -v raw-series-*.csv 2>/dev/null || true)
 	if [ ${#b[@]} -eq 0 ] || [ ${#sr[@]} -eq 0 ]; then
 		warn "no raw CSV of the base or of the series boots: no series-vs-base.md"
 		return 0
 	fi
 	for f in "${b[@]}"; do a+=(--base "$f"); done
-	if python3 "$TOP/scripts/bench-stats.py" "${a[@]}" "${sr[@]}" > "$OUT/series-vs-base.md"; then
+	if (cd "$OUT" && python3 "$TOP/scripts/bench-stats.py" "${a[@]}" "${sr[@]}") > "$OUT/series-vs-base.md"; then
 		log "bench: series kernel against base kernel in $OUT/series-vs-base.md"
 		cat "$OUT/series-vs-base.md"
 	else

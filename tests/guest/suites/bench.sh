@@ -32,7 +32,7 @@ args="-s 4,64,256,512 -R 2 -H 2 -M 256 -m 64K,256K,1M,4M,16M,64M -A"
 noload=$(cat $B/noload 2>/dev/null)
 skip() {
 	case ",$noload," in
-	*",$1,"*) echo "# bench: $1 not loaded (bench.sh --no-load $noload)"; return 0 ;;
+	*",$1,"*) echo "# bench: not loading $1 (bench.sh --no-load $noload)"; return 0 ;;
 	esac
 	return 1
 }
