@@ -64,7 +64,7 @@ no-device rows sys_*, munmap none, and upstream's own rows):
   - secondary: the ratio of the pooled medians with an unpaired
     hierarchical bootstrap interval (too narrow with few boots).
   Under QEMU TCG the placement of the code alone moves some rows by
-  5-20 % (scripts/build/layout-pad.sh): the intervals hold for the two
+  up to 21 % (scripts/build/layout-pad.sh): the intervals hold for the two
   builds compared, not for the code; see Documentation/benchmarks.md.
 
 Options:
@@ -786,7 +786,7 @@ def cross_report(base, ser, res, nboot, seed, w=sys.stdout):
             "with an unpaired hierarchical bootstrap interval (each kernel on its own: boots, "
             "then samples); with few boots it is too narrow, read it as descriptive. n: base "
             "boots x samples / series boots x samples. A verdict is about these two builds: "
-            "under QEMU TCG moving the code alone moves some rows by 5-20 % (a base "
+            "under QEMU TCG moving the code alone moves some rows by up to 21 % (a base "
             "kernel against itself with NOPs added, scripts/build/layout-pad.sh), which no "
             "interval over boots contains; compare with such a run before reading a "
             "verdict as the series' code.\n\n")
