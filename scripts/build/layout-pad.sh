@@ -6,10 +6,10 @@
 # start of the .text of kernel/panic.o, into OUT_DIR. No code changes:
 # panic.o's functions and everything linked after them (the rest of
 # kernel/, mm/, fs/, ...) move by BYTES, across other 4 KiB page
-# boundaries. Under QEMU TCG that alone
-# moves some rows (benchmarks.md, "Base vs series"): booting BUILD_DIR
-# against OUT_DIR measures how much, the noise floor of a base-vs-series
-# comparison that a boot-to-boot interval does not contain.
+# boundaries. Under QEMU TCG that alone moves some rows (benchmarks.md,
+# "Base vs series"): booting BUILD_DIR against OUT_DIR measures how much,
+# the noise floor of a base-vs-series comparison that a boot-to-boot
+# interval does not contain.
 #   OUT_DIR starts as a copy of BUILD_DIR (only kernel/panic.o and the
 #   link are redone); FRAGMENT... as for scripts/build/build.sh (the
 #   configuration BUILD_DIR was built with, e.g. configs/guest.config).
