@@ -447,6 +447,16 @@ def analyse(data, pairs, aa, targets, nboot, seed):
     return out
 
 
+def write_warnings(w, warnings):
+    """The report's last section, for both modes."""
+    w.write("\n## Warnings\n\n")
+    if warnings:
+        for x in warnings:
+            w.write("- %s\n" % x)
+    else:
+        w.write("None.\n")
+
+
 def report(data, res, nboot, seed, w=sys.stdout):
     def pb(lst):
         return " ".join(fmt_r(r) for _, r in lst)
@@ -532,12 +542,7 @@ def report(data, res, nboot, seed, w=sys.stdout):
         w.write("| boot | impl | core ratio | check |\n|---|---|---|---|\n")
         for boot, impl, v, note in data.split:
             w.write("| %s | %s | %s | %s |\n" % (boot, impl, v, note or "ok"))
-    w.write("\n## Warnings\n\n")
-    if res["warnings"]:
-        for x in res["warnings"]:
-            w.write("- %s\n" % x)
-    else:
-        w.write("None.\n")
+    write_warnings(w, res["warnings"])
 
 
 # --- series kernel against base kernel (--base) -------------------------------
@@ -821,12 +826,7 @@ def cross_report(base, ser, res, nboot, seed, w=sys.stdout):
             "shown.\n" % (len(judged), sum(r["verdict"] == "series worse" for r in judged),
                           sum(r["verdict"] == "series better" for r in judged),
                           sum(r["verdict"].startswith("no difference shown") for r in judged)))
-    w.write("\n## Warnings\n\n")
-    if res["warnings"]:
-        for x in res["warnings"]:
-            w.write("- %s\n" % x)
-    else:
-        w.write("None.\n")
+    write_warnings(w, res["warnings"])
 
 
 def read_input(path):

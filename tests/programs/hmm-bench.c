@@ -2321,9 +2321,9 @@ static void touch_all(const char *p, unsigned long k, unsigned long stride,
  * has no counters): where the pages are (from_device, in_use): fork()
  * brings none back, the child's reads none on ours (it has copies) and
  * all on upstream (shared pages), the parent's writes all; the child's
- * exit status; in a checked repetition the child's data (after its reads; after the
- * parent's writes, which it must not see) and the parent's; the pool
- * empty after munmap.
+ * exit status; in a checked repetition the child's data (after its
+ * reads; after the parent's writes, which it must not see) and the
+ * parent's; the pool empty after munmap.
  */
 static int w_fork(struct wctx *c, const struct wcmd *cmd, int check)
 {
@@ -2544,7 +2544,8 @@ static void *mt_thread(void *arg)
 /*
  * Threads (issue 19 item 4, row 7; slice 4), -X mt, at sizes of at least
  * 4 units of whole windows (mt_units(): below 2 MiB, and multiples of
- * 2 MiB from 8 MiB; _il from 16 KiB). 1 or 4 threads share the sample's pages, started together by a barrier:
+ * 2 MiB from 8 MiB; _il from 16 KiB). 1 or 4 threads share the sample's
+ * pages, started together by a barrier:
  *   mtN_back: CPU reads of one byte of every page after the sample was
  *     migrated to the device (CPU faults, each side at its own window: 512
  *     pages for ours and upstream); each thread a contiguous part of whole
@@ -4081,7 +4082,8 @@ static void usage(void)
 	       "      (default: every one whose device is there)\n"
 	       "  -A  migrate group: a second upstream worker, upstream_b (A/A control)\n"
 	       "  -T  migrate group: the core-time split, workers ours_t (hmm_dummy_timed)\n"
-	       "      and upstream_t (hmm_upstream_bench timing=1) with ROW_core samples\n"	       "  -X  migrate group: the row sets, of main (default), fork (fork_dev,\n"
+	       "      and upstream_t (hmm_upstream_bench timing=1) with ROW_core samples\n"
+	       "  -X  migrate group: the row sets, of main (default), fork (fork_dev,\n"
 	       "      fork_dev_exit, fork_child_touch, fork_parent_write), mt (mt1_back,\n"
 	       "      mt4_back, mt4_back_il, mt1_read1, mt4_read1; below 2 MiB and from\n"
 	       "      8 MiB, in whole 2 MiB windows)\n"
