@@ -1617,7 +1617,13 @@ static unsigned long mig_kib[16];	/* -m, KiB; none: the -s sizes <= -M */
 static int nmig;
 static int aa_worker;			/* -A */
 static const char *mig_only;		/* -i: comma-separated implementations */
-enum { RS_MAIN = 1, RS_FORK = 2, RS_MT = 4, RS_PP = 8 };
+/*
+ * RS_MOVE: the main set's migration rows only (migrate_to_dev,
+ * migrate_back_seq, migrate_back_rand, their _core rows, the ceiling and
+ * the split's check), for the sizes where the other rows would not fit a
+ * TCG boot (512 MiB-1 GiB).
+ */
+enum { RS_MAIN = 1, RS_FORK = 2, RS_MT = 4, RS_PP = 8, RS_MOVE = 16 };
 static int rowsets = RS_MAIN;		/* -X */
 static int check_failures;		/* samples that failed a check */
 static char mig_skip[160];		/* why the migrate group did not run */
@@ -2822,6 +2828,10 @@ static int w_main(struct wctx *c, const struct wcmd *cmd)
 		if (c->timed)
 			send_core(c, &m, mib, ta, tb, t * 1e9, NULL);
 	}
+	if (!(rowsets & RS_MAIN)) {	/* -X move */
+		free(order);
+		return 0;
+	}
 
 	if (kib >= SPARSE_MIN_KIB) {
 		w_sparse(c, cmd, check, SPARSE_OWN);
@@ -3081,7 +3091,7 @@ static int w_measure(struct wctx *c, const struct wcmd *cmd)
 {
 	int check = cmd->warm || cmd->rep == 1, err = 0;
 
-	if (rowsets & RS_MAIN)
+	if (rowsets & (RS_MAIN | RS_MOVE))
 		err = w_main(c, cmd);
 	if (!err && (rowsets & RS_MT) && !c->timed)
 		err = w_mt(c, cmd, check);
@@ -3504,8 +3514,8 @@ static void run_migrate(void)
 	}
 	if (cw < 0)
 		snprintf(ceil_skip, sizeof(ceil_skip), "no hmm_upstream_bench device (%s)", UPB_DEV);
-	else if (!(rowsets & RS_MAIN))
-		snprintf(ceil_skip, sizeof(ceil_skip), "not with -X without main");
+	else if (!(rowsets & (RS_MAIN | RS_MOVE)))
+		snprintf(ceil_skip, sizeof(ceil_skip), "not with -X without main or move");
 	/* The table's rows in a fixed order: size, implementation, row. */
 	for (int s = 0; s < nmig; s++) {
 		static const char *rn[] = { "migrate_to_dev", "migrate_back_seq",
@@ -3517,8 +3527,8 @@ static void run_migrate(void)
 					    "fork_parent_write", "mt1_back", "mt4_back",
 					    "mt4_back_il", "mt1_read1", "mt4_read1" };
 
-		for (int i = 0; i < nworkers && (rowsets & RS_MAIN); i++)
-			for (int r = 0; r < 8; r++)
+		for (int i = 0; i < nworkers && (rowsets & (RS_MAIN | RS_MOVE)); i++)
+			for (int r = 0; r < ((rowsets & RS_MAIN) ? 8 : 3); r++)
 				if (r < 5 || (r == 5 && !workers[i].timed) ||
 				    (r > 5 && workers[i].timed))
 					row_get(rn[r], workers[i].label, "4k", mig_kib[s], "MiB/s", 1);
@@ -3546,7 +3556,7 @@ static void run_migrate(void)
 			snprintf(w1, sizeof(w1), "%s_ad", workers[i].label);
 			row_get("sparse_touch", w1, "4k", mig_kib[s], "touch/s", 1);
 		}
-		if (cw >= 0 && (rowsets & RS_MAIN))
+		if (cw >= 0 && (rowsets & (RS_MAIN | RS_MOVE)))
 			row_get("ceiling_copy_page", "kernel", "4k", mig_kib[s], "MiB/s", 1);
 	}
 	raw = fopen(rawpath, "a");	/* main() wrote the header */
@@ -3606,8 +3616,9 @@ static void run_migrate(void)
 	uw = read_long(UPB_PARAM("window"));
 	snprintf(mig_info, sizeof(mig_info),
 		 "migrate group: workers %s pinned to CPU 0; seed %llu; %d reps + 1 warm-up, "
-		 "order shuffled per rep and size; windows ours %ld upstream %ld; rows%s%s%s%s",
+		 "order shuffled per rep and size; windows ours %ld upstream %ld; rows%s%s%s%s%s",
 		 names, seed, mig_reps, ow, uw, rowsets & RS_MAIN ? " main" : "",
+		 (rowsets & (RS_MAIN | RS_MOVE)) == RS_MOVE ? " move" : "",
 		 rowsets & RS_FORK ? " fork" : "", rowsets & RS_MT ? " mt" : "",
 		 rowsets & RS_PP ? " pp" : "");
 	fprintf(stderr, "hmm-bench: %s\n", mig_info);
@@ -3660,7 +3671,7 @@ static void run_migrate(void)
 		struct wcmd cmd = { .op = W_SPLIT, .rep = mig_reps + 1, .kib = 4096 };
 		int err;
 
-		if (!workers[i].timed || !(rowsets & RS_MAIN))
+		if (!workers[i].timed || !(rowsets & (RS_MAIN | RS_MOVE)))
 			continue;
 		err = run_cmd(raw, &workers[i], &cmd, 0);
 		if (err > 0) {
@@ -4087,8 +4098,9 @@ static void usage(void)
 	       "      fork_dev_exit, fork_child_touch, fork_parent_write), mt (mt1_back,\n"
 	       "      mt4_back, mt4_back_il, mt1_read1, mt4_read1; below 2 MiB and from\n"
 	       "      8 MiB, in whole 2 MiB windows)\n"
-	       "      and pp (pp_bounce, pp_settle, pp_settle_rounds; at -m 2M only); the\n"
-	       "      timed workers only measure main\n"
+	       "      and pp (pp_bounce, pp_settle, pp_settle_rounds; at -m 2M only), or\n"
+	       "      move (main's migrate_to_dev and migrate_back_* rows only, for\n"
+	       "      512 MiB-1 GiB); the timed workers only measure main and move\n"
 	       "  -S  migrate group: seed of the order and of the random touch (default:\n"
 	       "      from the clock; printed)\n"
 	       "  -b  the raw CSV's boot column (default \"boot\")\n"
@@ -4183,11 +4195,13 @@ int main(int argc, char **argv)
 					rowsets |= RS_MT;
 				else if (!strcmp(t, "pp"))
 					rowsets |= RS_PP;
+				else if (!strcmp(t, "move"))
+					rowsets |= RS_MOVE;
 				else
 					break;
 			}
 			if (t || !rowsets) {
-				fprintf(stderr, "hmm-bench: -X %s: main, fork, mt, pp\n", optarg);
+				fprintf(stderr, "hmm-bench: -X %s: main, fork, mt, pp, move\n", optarg);
 				return 2;
 			}
 			break;
