@@ -77,7 +77,10 @@ Options:
                        hmm-bench -T's timed workers ours_t:upstream_t,
                        ours_t_w1:upstream_t_w1, ours_t_ad:upstream_t_w1
                        and the overheads of the clocks ours_t:ours and
-                       upstream_t:upstream; IMPL_w1 is IMPL at a CPU-fault
+                       upstream_t:upstream; with hmm-bench -B thp's
+                       compound workers ours:upstream_c,
+                       ours_t:upstream_t_c, upstream_c:upstream and
+                       upstream_t_c:upstream_t; IMPL_w1 is IMPL at a CPU-fault
                        window of one page, IMPL_ad ours with the adaptive
                        window, sparse_touch only; ROW_core rows are the
                        same work per second of core time)
@@ -91,7 +94,12 @@ Options:
                        migrate_to_dev_core@64:ours_t:upstream_t=1.2,
                        migrate_back_seq_core:ours_t:upstream_t=1.0,
                        sparse_touch_core@2048:ours_t_ad:upstream_t_w1=1.0 and
-                       dev_read1_coretab:ours_t:upstream_t=1.0 (the
+                       dev_read1_coretab:ours_t:upstream_t=1.0, and
+                       against upstream_c (THP moved whole)
+                       migrate_to_dev@64:ours:upstream_c=1.2,
+                       migrate_back_seq:ours:upstream_c=1.0,
+                       migrate_to_dev_core@64:ours_t:upstream_t_c=1.2,
+                       migrate_back_seq_core:ours_t:upstream_t_c=1.0 (the
                        verdicts ask the lower bound to reach the target:
                        "met" shows A at least as good, not merely "not
                        shown worse")
@@ -112,7 +120,9 @@ DEFAULT_PAIRS = [("ours", "upstream"), ("ours", "test_hmm"), ("ours", "upstream_
                  ("ours_w1", "upstream_w1"), ("ours_ad", "upstream_w1"),
                  ("ours_t", "upstream_t"), ("ours_t_w1", "upstream_t_w1"),
                  ("ours_t_ad", "upstream_t_w1"), ("ours_t", "ours"),
-                 ("upstream_t", "upstream")]
+                 ("upstream_t", "upstream"), ("ours", "upstream_c"),
+                 ("ours_t", "upstream_t_c"), ("upstream_c", "upstream"),
+                 ("upstream_t_c", "upstream_t")]
 DEFAULT_AA = ("upstream_b", "upstream")
 DEFAULT_TARGETS = [("migrate_to_dev", 64, ("ours", "upstream"), 1.2),
                    ("migrate_back_seq", 0, ("ours", "upstream"), 1.0),
@@ -121,7 +131,11 @@ DEFAULT_TARGETS = [("migrate_to_dev", 64, ("ours", "upstream"), 1.2),
                    ("migrate_to_dev_core", 64, ("ours_t", "upstream_t"), 1.2),
                    ("migrate_back_seq_core", 0, ("ours_t", "upstream_t"), 1.0),
                    ("sparse_touch_core", 2048, ("ours_t_ad", "upstream_t_w1"), 1.0),
-                   ("dev_read1_coretab", 0, ("ours_t", "upstream_t"), 1.0)]
+                   ("dev_read1_coretab", 0, ("ours_t", "upstream_t"), 1.0),
+                   ("migrate_to_dev", 64, ("ours", "upstream_c"), 1.2),
+                   ("migrate_back_seq", 0, ("ours", "upstream_c"), 1.0),
+                   ("migrate_to_dev_core", 64, ("ours_t", "upstream_t_c"), 1.2),
+                   ("migrate_back_seq_core", 0, ("ours_t", "upstream_t_c"), 1.0)]
 CEILINGS = {"migrate_to_dev": "ceiling_copy_page",
             "dev_read_first": "ceiling_read", "dev_read_second": "ceiling_read"}
 CEILING_IMPL = "kernel"

@@ -6,6 +6,10 @@
 # headers", or UAPI_INCLUDE=DIR to reuse installed ones, e.g. the ones
 # scripts/build/build-guest-tests.sh made in its OUT_DIR/hdr/usr/include), into
 #   OUT_DIR/bench/hmm-bench   the program
+#   OUT_DIR/bench/upb-evict-check
+#                             the check of hmm_upstream_bench's unload with
+#                             THP on the device (tests/programs/upb-evict-check.c,
+#                             run by hand: see its header)
 #   OUT_DIR/suites/bench      the guest suite hook (tests/guest/suites/
 #                             bench.sh), run by tests/guest/init for the
 #                             suite "bench"
@@ -50,6 +54,8 @@ uapi=$(uapi_headers "$src" "$out/hdr")
 ${CC:-gcc} -Wall -Wextra -Wno-unused-parameter -O2 -static -pthread \
 	-I "$src" -isystem "$uapi" "$TOP/tests/programs/hmm-bench.c" -o "$out/bench/hmm-bench.tmp"
 mv "$out/bench/hmm-bench.tmp" "$out/bench/hmm-bench"
+${CC:-gcc} -Wall -Wextra -O2 -static -I "$TOP/tests/programs/hmm_upstream_bench" \
+	"$TOP/tests/programs/upb-evict-check.c" -o "$out/bench/upb-evict-check"
 install -m 0755 "$TOP/tests/guest/suites/bench.sh" "$out/suites/bench"
 install -m 0755 "$TOP/tests/guest/suites/benchmeta.sh" "$out/suites/benchmeta"
 install -m 0644 "$TOP/tests/guest/suite-lib.sh" "$out/suite-lib.sh"

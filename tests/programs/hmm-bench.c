@@ -1618,6 +1618,16 @@ static int nmig;
 static int aa_worker;			/* -A */
 static const char *mig_only;		/* -i: comma-separated implementations */
 /*
+ * -B thp: the migrate group's source memory is THP (MADV_HUGEPAGE, every
+ * 2 MiB block faulted in as a huge page: checked), its rows' backing
+ * "thp"; with -X move and sizes of 2 MiB and up only. Ours splits a THP
+ * to migrate it; upstream (hmm_upstream_bench) with compound=0 too, in
+ * migrate_vma_setup(); the workers upstream_c and upstream_t_c move it
+ * whole (compound=1, 7.3), to the device and back on a CPU fault.
+ */
+static int mig_thp;
+#define MIG_BK	(mig_thp ? "thp" : "4k")
+/*
  * RS_MOVE: the main set's migration rows only (migrate_to_dev,
  * migrate_back_seq, migrate_back_rand, their _core rows, the ceiling and
  * the split's check), for the sizes where the other rows would not fit a
@@ -1687,6 +1697,8 @@ struct wctx {
 	int timed;		/* ours_t or upstream_t: the core-time split (-T) */
 	const char *devwin;	/* ours, ours_t: device 0's own window */
 	unsigned long long nclocks;	/* upstream_t: UPB_MIGRATE_TO's, summed */
+	int compound;		/* upstream_c, upstream_t_c: compound=1 */
+	unsigned long long ncompound;	/* UPB_MIGRATE_TO's, summed */
 	char *dst;		/* test_hmm: its copy back goes here */
 	unsigned long dst_size;
 	char *rbuf;		/* the device reads' destination */
@@ -1755,10 +1767,12 @@ static long mig_one(struct wctx *c, char *p, unsigned long size,
 		return dev_migrate(c->impl, c->fd, p, size, c->dst);
 #if HAVE_UPB
 	{
-		struct upb_migrate m = { .addr = (uintptr_t)p, .size = size };
+		struct upb_migrate m = { .addr = (uintptr_t)p, .size = size,
+					 .flags = c->compound ? UPB_F_COMPOUND : 0 };
 
 		if (ioctl_restart(c->fd, UPB_MIGRATE_TO, &m))
 			return -errno;
+		c->ncompound += m.ncompound;
 		t[0] += m.t.core;
 		t[1] += m.t.copy;
 		t[2] += m.t.devmem;
@@ -2719,7 +2733,8 @@ static int w_main(struct wctx *c, const struct wcmd *cmd)
 
 	for (int rand = 0; rand <= 1; rand++) {
 		const char *rname = rand ? "migrate_back_rand" : "migrate_back_seq";
-		char *p = map_anon(k * stride, 0), what[64];
+		long h0 = mig_thp ? anon_huge_kb() : 0, thp_kb = 0;
+		char *p = map_anon(k * stride, mig_thp), what[64], thpb[32];
 		unsigned long long t6[6] = { 0 };
 		unsigned long total = 0;
 		long got = 0, ev0, ev1, cf0, cf1, b0, b1;
@@ -2730,8 +2745,11 @@ static int w_main(struct wctx *c, const struct wcmd *cmd)
 
 		for (unsigned long j = 0; j < k; j++)
 			fill(p + j * stride, size, (unsigned char)(7 + j));
+		if (mig_thp)	/* AnonHugePages: this worker alone runs */
+			thp_kb = anon_huge_kb() - h0;
 		ev0 = c->impl == OURS ? wstat(c, "evictions") : -1;
 		c->nclocks = 0;
+		c->ncompound = 0;
 		if (c->timed)
 			tsnap(c, ta);
 		t = now();
@@ -2770,10 +2788,23 @@ static int w_main(struct wctx *c, const struct wcmd *cmd)
 				addf(m.note, sizeof(m.note), "partial: %lu of %lu pages", total, k * np);
 			if (ev1 > ev0)
 				addf(m.note, sizeof(m.note), "evictions=%ld", ev1 - ev0);
-			snprintf(m.info, sizeof(m.info), "%lu x %lu KiB per sample; %s", k, kib,
+			/* -B thp: every block a THP, and compound moved each whole */
+			if (mig_thp && thp_kb < (long)(k * kib)) {
+				m.bad = 1;
+				addf(m.note, sizeof(m.note), "check:thp=%ld of %lu KiB", thp_kb,
+				     k * kib);
+			} else if (mig_thp && c->compound && !partial &&
+				   c->ncompound * 512 != total) {
+				m.bad = 1;
+				addf(m.note, sizeof(m.note), "check:ncompound=%llu want %lu",
+				     c->ncompound, total / 512);
+			}
+			snprintf(m.info, sizeof(m.info), "%lu x %lu KiB per sample; %s%s", k, kib,
 				 c->impl == OURS ? "HMM_DUMMY_MIGRATE_TO" : c->impl == UPB ?
 				 "UPB_MIGRATE_TO, no copy back" :
-				 "includes test_hmm's copy back to the caller");
+				 "includes test_hmm's copy back to the caller",
+				 !mig_thp ? "" : c->compound ? "; THP moved whole" :
+				 "; THP split");
 			wsend(c, &m);
 			if (c->timed)
 				send_core(c, &m, mib, ta, tb, 0, t6);
@@ -2811,11 +2842,16 @@ static int w_main(struct wctx *c, const struct wcmd *cmd)
 			addf(m.note, sizeof(m.note), "check:cpu_faults=%ld want %lu",
 			     m.nfaults, want_cf);
 		}
+		/* -B thp: how much came back as THP (info, not a check) */
+		thpb[0] = 0;
+		if (mig_thp)
+			snprintf(thpb, sizeof(thpb), " thp_back=%ld%%",
+				 (anon_huge_kb() - h0) * 100 / (long)(k * kib));
 		if (c->impl == TEST_HMM)
 			snprintf(m.info, sizeof(m.info), "one page per CPU fault (test_hmm)");
 		else if (m.nfaults >= 0)
-			snprintf(m.info, sizeof(m.info), "window=%ld cpu_faults=%ld pages_back=%ld",
-				 c->window, m.nfaults, m.npages);
+			snprintf(m.info, sizeof(m.info), "window=%ld cpu_faults=%ld pages_back=%ld%s",
+				 c->window, m.nfaults, m.npages, thpb);
 		else
 			snprintf(m.info, sizeof(m.info), "window=%ld (no debugfs counters)", c->window);
 		snprintf(what, sizeof(what), "%s %s %lu KiB", in, rname, kib);
@@ -3227,10 +3263,11 @@ static int w_split(struct wctx *c, int back)
  * @timed: ours_t (hmm_dummy_timed's device 0) or upstream_t (hmm_upstream_bench
  * with timing=1 during each command, 0 again after it).
  */
-static void worker(enum impl i, int timed, int cfd, int afd)
+static void worker(enum impl i, int timed, int compound, int cfd, int afd)
 {
 	struct wctx c = { .impl = i, .first = 1, .afd = afd, .window = -1,
-			  .timed = timed, .devwin = OURS_DEV_WINDOW };
+			  .timed = timed, .devwin = OURS_DEV_WINDOW,
+			  .compound = compound };
 	struct wcmd cmd;
 	struct wmsg end;
 	cpu_set_t cpus;
@@ -3276,11 +3313,16 @@ static void worker(enum impl i, int timed, int cfd, int afd)
 		if (timed && i == UPB && !write_long(UPB_PARAM("timing"), 1))
 			die("cannot set %s to 1", UPB_PARAM("timing"));
 		c.timing = timed && i == UPB;
+		/* upstream_c: THP whole on the CPU faults too, for its commands */
+		if (compound && !write_long(UPB_PARAM("compound"), 1))
+			die("cannot set %s to 1", UPB_PARAM("compound"));
 		end.err = cmd.op == W_CEILING ? w_ceiling(&c, &cmd) :
 			  cmd.op == W_SPLIT ? w_split(&c, 0) ?: w_split(&c, 1) :
 			  w_measure(&c, &cmd);
 		if (timed && i == UPB && !write_long(UPB_PARAM("timing"), 0))
 			die("cannot put %s back to 0", UPB_PARAM("timing"));
+		if (compound && !write_long(UPB_PARAM("compound"), 0))
+			die("cannot put %s back to 0", UPB_PARAM("compound"));
 		wsend(&c, &end);
 	}
 	close(c.fd);
@@ -3290,6 +3332,7 @@ struct worker {
 	const char *label;	/* the impl column */
 	enum impl impl;
 	int timed;		/* ours_t, upstream_t */
+	int compound;		/* upstream_c, upstream_t_c */
 	pid_t pid;
 	int cfd, afd;		/* the parent's ends of the pipes */
 	int dead;
@@ -3316,7 +3359,7 @@ static void worker_start(struct worker *w)
 				close(workers[i].cfd);
 				close(workers[i].afd);
 			}
-		worker(w->impl, w->timed, c[0], a[1]);
+		worker(w->impl, w->timed, w->compound, c[0], a[1]);
 		fflush(NULL);
 		_exit(0);
 	}
@@ -3356,7 +3399,7 @@ static void worker_stop(struct worker *w, int died)
 static void timed_knobs_off(void)
 {
 	static const char *knob[] = {
-		UPB_PARAM("timing"), UPB_PARAM("copy_delay_ms"),
+		UPB_PARAM("timing"), UPB_PARAM("copy_delay_ms"), UPB_PARAM("compound"),
 		UPB_PARAM("copy_from_delay_ms"), OURS_T_DBG("device0_copy_delay_ms"),
 		OURS_T_PARAM("copy_from_delay_ms"),
 	};
@@ -3376,8 +3419,8 @@ static void record(FILE *raw, const struct worker *w, const struct wcmd *cmd,
 	snprintf(impl, sizeof(impl), "%s%s", cmd->op == W_CEILING ? "kernel" : w->label,
 		 m->isuffix);
 
-	fprintf(raw, "%s,%llu,%d,%d,%d,migrate,%s,%s,4k,%lu,%ld,%s,%.6g,", boot_label,
-		seed, cmd->rep, pos, cmd->warm, m->row, impl, cmd->kib, m->nops,
+	fprintf(raw, "%s,%llu,%d,%d,%d,migrate,%s,%s,%s,%lu,%ld,%s,%.6g,", boot_label,
+		seed, cmd->rep, pos, cmd->warm, m->row, impl, MIG_BK, cmd->kib, m->nops,
 		m->unit, m->value);
 	if (m->npages >= 0)
 		fprintf(raw, "%ld", m->npages);
@@ -3397,7 +3440,7 @@ static void record(FILE *raw, const struct worker *w, const struct wcmd *cmd,
 	}
 	if (cmd->warm)
 		return;
-	r = row_get(m->row, impl, "4k", cmd->kib, m->unit, 1);
+	r = row_get(m->row, impl, MIG_BK, cmd->kib, m->unit, 1);
 	if (m->partial) {
 		r->nexcl++;
 		return;
@@ -3432,8 +3475,8 @@ died:
 	/* ... or in its pp rows, with ours' ping-pong threshold on */
 	if (w->impl == OURS && !w->timed && pp_threshold > 0)
 		write_long(OURS_PP("threshold"), 0);
-	/* it may have died with upstream's timing or a copy delay on */
-	if (w->timed)
+	/* it may have died with upstream's timing, compound or a copy delay on */
+	if (w->timed || w->compound)
 		timed_knobs_off();
 	return -1;
 }
@@ -3454,9 +3497,15 @@ static int impl_wanted(const char *name)
 
 static void run_migrate(void)
 {
-	static const struct { const char *label; enum impl impl; int timed; } cand[] = {
-		{ "ours", OURS, 0 }, { "upstream", UPB, 0 }, { "upstream_b", UPB, 0 },
-		{ "test_hmm", TEST_HMM, 0 }, { "ours_t", OURS, 1 }, { "upstream_t", UPB, 1 },
+	static const struct {
+		const char *label;
+		enum impl impl;
+		int timed, compound;
+	} cand[] = {
+		{ "ours", OURS, 0, 0 }, { "upstream", UPB, 0, 0 }, { "upstream_b", UPB, 0, 0 },
+		{ "test_hmm", TEST_HMM, 0, 0 }, { "ours_t", OURS, 1, 0 },
+		{ "upstream_t", UPB, 1, 0 }, { "upstream_c", UPB, 0, 1 },
+		{ "upstream_t_c", UPB, 1, 1 },
 	};
 	char over[16] = "", tover[16] = "", names[96] = "", dwin[16] = "";
 	long pp = -1, ow, uw;
@@ -3489,10 +3538,20 @@ static void run_migrate(void)
 				OURS_T_DEV);
 			continue;
 		}
+		/* compound: only when -i names it, and where the module takes it */
+		if (cand[c].compound && (!mig_only ||
+		    !write_long(UPB_PARAM("compound"), 1) ||
+		    !write_long(UPB_PARAM("compound"), 0))) {
+			if (mig_only)
+				fprintf(stderr, "hmm-bench: %s takes no compound=1 (6.12?): no %s worker\n",
+					UPB_PARAM("compound"), cand[c].label);
+			continue;
+		}
 		memset(w, 0, sizeof(*w));
 		w->label = cand[c].label;
 		w->impl = cand[c].impl;
 		w->timed = cand[c].timed;
+		w->compound = cand[c].compound;
 		if (cand[c].impl == UPB && !cand[c].timed && cw < 0)
 			cw = nworkers;
 		addf(names, sizeof(names), "%s", w->label);
@@ -3531,7 +3590,8 @@ static void run_migrate(void)
 			for (int r = 0; r < ((rowsets & RS_MAIN) ? 8 : 3); r++)
 				if (r < 5 || (r == 5 && !workers[i].timed) ||
 				    (r > 5 && workers[i].timed))
-					row_get(rn[r], workers[i].label, "4k", mig_kib[s], "MiB/s", 1);
+					row_get(rn[r], workers[i].label, MIG_BK, mig_kib[s],
+						"MiB/s", 1);
 		for (int i = 0; i < nworkers; i++)
 			for (int r = 0; r < 9 && !workers[i].timed; r++)
 				if (r < 4 ? (rowsets & RS_FORK) :
@@ -3557,7 +3617,7 @@ static void run_migrate(void)
 			row_get("sparse_touch", w1, "4k", mig_kib[s], "touch/s", 1);
 		}
 		if (cw >= 0 && (rowsets & (RS_MAIN | RS_MOVE)))
-			row_get("ceiling_copy_page", "kernel", "4k", mig_kib[s], "MiB/s", 1);
+			row_get("ceiling_copy_page", "kernel", MIG_BK, mig_kib[s], "MiB/s", 1);
 	}
 	raw = fopen(rawpath, "a");	/* main() wrote the header */
 	if (!raw)
@@ -3616,11 +3676,12 @@ static void run_migrate(void)
 	uw = read_long(UPB_PARAM("window"));
 	snprintf(mig_info, sizeof(mig_info),
 		 "migrate group: workers %s pinned to CPU 0; seed %llu; %d reps + 1 warm-up, "
-		 "order shuffled per rep and size; windows ours %ld upstream %ld; rows%s%s%s%s%s",
+		 "order shuffled per rep and size; windows ours %ld upstream %ld; rows%s%s%s%s%s; "
+		 "backing %s",
 		 names, seed, mig_reps, ow, uw, rowsets & RS_MAIN ? " main" : "",
 		 (rowsets & (RS_MAIN | RS_MOVE)) == RS_MOVE ? " move" : "",
 		 rowsets & RS_FORK ? " fork" : "", rowsets & RS_MT ? " mt" : "",
-		 rowsets & RS_PP ? " pp" : "");
+		 rowsets & RS_PP ? " pp" : "", MIG_BK);
 	fprintf(stderr, "hmm-bench: %s\n", mig_info);
 	for (int i = 0; i < nworkers; i++)
 		worker_start(&workers[i]);
@@ -3850,7 +3911,8 @@ static void print_all(FILE *csv, int ours_mig_errno, int chunks_load,
 	};
 	static const char *mig[] = { "migrate_to_dev", "migrate_back_seq",
 				     "migrate_back_rand" };
-	static const char *mig_impls[] = { "ours", "upstream", "upstream_b", "test_hmm" };
+	static const char *mig_impls[] = { "ours", "upstream", "upstream_b", "upstream_c",
+					   "test_hmm" };
 	char a[32], b[32], c[32], d[32], z[32];
 	int hdr;
 
@@ -3889,7 +3951,7 @@ static void print_all(FILE *csv, int ours_mig_errno, int chunks_load,
 	for (int s = 0; s < nmig && ours_mig_errno > 0; s++)
 		for (int m = 0; m < 3; m++)
 			printf("%-18s %-12s %-4s %6s %9s %12s %21s  MIGRATE_TO failed: %s%s\n",
-			       mig[m], "ours", "4k", fmt_size(z, sizeof(z), mig_kib[s]), "MiB/s",
+			       mig[m], "ours", MIG_BK, fmt_size(z, sizeof(z), mig_kib[s]), "MiB/s",
 			       "n/a", "", strerror(ours_mig_errno), ours_mig_errno == EOPNOTSUPP ?
 			       " (devmem_mb=0?)" : "");
 	if (mig_skip[0])
@@ -3952,7 +4014,8 @@ static void print_all(FILE *csv, int ours_mig_errno, int chunks_load,
 		printf("%6s: ceiling %s MiB/s", fmt_size(z, sizeof(z), k->size_kib),
 		       fmt_num(a, 16, mk));
 		for (unsigned m = 0; m < sizeof(mig_impls) / sizeof(mig_impls[0]); m++) {
-			struct row *r = find("migrate_to_dev", mig_impls[m], "4k", k->size_kib);
+			struct row *r = find("migrate_to_dev", mig_impls[m], k->backing,
+					     k->size_kib);
 
 			if (!r)
 				continue;
@@ -4089,7 +4152,7 @@ static void usage(void)
 	       "  -g  only these groups: memcpy,read,inval,migrate,pingpong,evict,sys\n"
 	       "      (default all)\n"
 	       "  -i  migrate group: only these implementations, of ours,upstream,test_hmm\n"
-	       "      (and with -T ours_t,upstream_t)\n"
+	       "      (and with -T ours_t,upstream_t; with -B thp upstream_c, upstream_t_c)\n"
 	       "      (default: every one whose device is there)\n"
 	       "  -A  migrate group: a second upstream worker, upstream_b (A/A control)\n"
 	       "  -T  migrate group: the core-time split, workers ours_t (hmm_dummy_timed)\n"
@@ -4101,6 +4164,9 @@ static void usage(void)
 	       "      and pp (pp_bounce, pp_settle, pp_settle_rounds; at -m 2M only), or\n"
 	       "      move (main's migrate_to_dev and migrate_back_* rows only, for\n"
 	       "      512 MiB-1 GiB); the timed workers only measure main and move\n"
+	       "  -B  migrate group: the source memory, 4k (default) or thp (THP, with\n"
+	       "      -X move and sizes of 2 MiB and up); -i upstream_c (and with -T\n"
+	       "      upstream_t_c) adds upstream moving THP whole (compound=1, 7.3)\n"
 	       "  -S  migrate group: seed of the order and of the random touch (default:\n"
 	       "      from the clock; printed)\n"
 	       "  -b  the raw CSV's boot column (default \"boot\")\n"
@@ -4144,7 +4210,7 @@ int main(int argc, char **argv)
 
 	sizes[0] = 4, sizes[1] = 64, sizes[2] = 256, sizes[3] = 512;
 	nsizes = 4;
-	while ((opt = getopt(argc, argv, "s:m:r:R:H:M:g:i:ATX:S:b:E:o:w:pvh")) != -1) {
+	while ((opt = getopt(argc, argv, "s:m:r:R:H:M:g:i:ATX:B:S:b:E:o:w:pvh")) != -1) {
 		switch (opt) {
 		case 's': {
 			char *s = optarg, *end;
@@ -4206,6 +4272,13 @@ int main(int argc, char **argv)
 			}
 			break;
 		}
+		case 'B':
+			if (strcmp(optarg, "4k") && strcmp(optarg, "thp")) {
+				fprintf(stderr, "hmm-bench: -B %s: 4k or thp\n", optarg);
+				return 2;
+			}
+			mig_thp = !strcmp(optarg, "thp");
+			break;
 		case 'S': seed = strtoull(optarg, NULL, 0); seed_given = 1; break;
 		case 'b': boot_label = optarg; break;
 		case 'E': evict_pool_mib = strtoul(optarg, NULL, 10); break;
@@ -4219,6 +4292,15 @@ int main(int argc, char **argv)
 	if (reps < 1 || reps > MAXREP || reps_big < 1 || reps_big > MAXREP ||
 	    reps_huge < 1 || reps_huge > MAXREP)
 		die("reps must be 1..%d", MAXREP);
+	if (mig_thp && (rowsets != RS_MOVE || !nmig)) {
+		fprintf(stderr, "hmm-bench: -B thp: with -X move and -m only\n");
+		return 2;
+	}
+	for (int s = 0; mig_thp && s < nmig; s++)
+		if (mig_kib[s] < 2048) {
+			fprintf(stderr, "hmm-bench: -B thp: -m sizes of 2 MiB and up only\n");
+			return 2;
+		}
 	if (want("migrate") && mig_reps < 10) {
 		fprintf(stderr, "hmm-bench: -r %d: the migrate group needs at least 10 repetitions "
 			"(leave it out with -g)\n", mig_reps);
@@ -4230,9 +4312,10 @@ int main(int argc, char **argv)
 		snprintf(buf, sizeof(buf), "%s", mig_only);
 		for (t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save))
 			if (strcmp(t, "ours") && strcmp(t, "upstream") && strcmp(t, "test_hmm") &&
-			    strcmp(t, "ours_t") && strcmp(t, "upstream_t")) {
-				fprintf(stderr, "hmm-bench: -i %s: ours, upstream, test_hmm, ours_t or upstream_t\n",
-					t);
+			    strcmp(t, "ours_t") && strcmp(t, "upstream_t") &&
+			    strcmp(t, "upstream_c") && strcmp(t, "upstream_t_c")) {
+				fprintf(stderr, "hmm-bench: -i %s: ours, upstream, test_hmm, ours_t, upstream_t,\n"
+					" upstream_c or upstream_t_c\n", t);
 				return 2;
 			}
 	}

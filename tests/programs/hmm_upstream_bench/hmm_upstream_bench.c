@@ -107,6 +107,9 @@
  */
 #ifndef MIGRATE_PFN_COMPOUND
 #define UPB_PAGE_FREE_API 1
+/* 6.12: no large device folios; the flags test false and select nothing */
+#define MIGRATE_PFN_COMPOUND		0UL
+#define MIGRATE_VMA_SELECT_COMPOUND	0
 #endif
 #ifndef kzalloc_obj	/* 6.12 */
 #define kzalloc_obj(P, GFP)	kzalloc(sizeof(P), GFP)
@@ -129,8 +132,14 @@ static_assert(sizeof(struct upb_calibrate) == 128);
 #define UPB_MAX_BATCH_PAGES	(1UL << (30 - PAGE_SHIFT))
 /* Pages per copy call of UPB_CEILING, as one batch of hmm_dummy's core. */
 #define UPB_COPY_BATCH		((unsigned long)PTRS_PER_PTE)
-/* Pages per migrate_device_range() call at module exit. */
-#define UPB_EVICT_PAGES		((unsigned long)PTRS_PER_PTE)
+/* A PMD-sized folio (compound): its order and pages. */
+#define UPB_PMD_ORDER		(PMD_SHIFT - PAGE_SHIFT)
+#define UPB_PMD_PAGES		BIT(UPB_PMD_ORDER)
+/*
+ * Pages per migrate_device_range() call at module exit, at most: an aligned
+ * chunk, a multiple of UPB_PMD_PAGES.
+ */
+#define UPB_EVICT_PAGES		UPB_PMD_PAGES
 /*
  * Module exit evicts and waits up to HZ / 10 per round until no device page
  * is in use. After this many rounds (10 s, hmm_dummy's wait) it warns, and
@@ -156,10 +165,28 @@ static unsigned int ndevices = 1;
 module_param(ndevices, uint, 0444);
 MODULE_PARM_DESC(ndevices, "Number of devices, 1 to 8 (default 1)");
 
+/* 6.12 has no MIGRATE_VMA_SELECT_COMPOUND: compound=1 is refused there. */
+static int upb_compound_set(const char *val, const struct kernel_param *kp)
+{
+	bool on;
+	int ret = kstrtobool(val, &on);
+
+	if (ret)
+		return ret;
+	if (on && !MIGRATE_VMA_SELECT_COMPOUND)
+		return -EOPNOTSUPP;
+	return param_set_bool(val, kp);
+}
+
+static const struct kernel_param_ops upb_compound_ops = {
+	.set = upb_compound_set,
+	.get = param_get_bool,
+};
+
 static bool compound;
-module_param(compound, bool, 0444);
+module_param_cb(compound, &upb_compound_ops, &compound, 0644);
 MODULE_PARM_DESC(compound,
-		 "Migrate THP whole (MIGRATE_VMA_SELECT_COMPOUND): not implemented yet, forced to 0");
+		 "Move PMD-sized folios whole (MIGRATE_VMA_SELECT_COMPOUND), to the device (UPB_MIGRATE_TO, as its flag UPB_F_COMPOUND) and back (CPU faults, UPB_MIGRATE_FROM), with a THP on the system side when one can be allocated; 7.3 only (default 0)");
 
 static bool timing;
 module_param(timing, bool, 0644);
@@ -453,6 +480,36 @@ static long upb_devmem_alloc(struct upb_devmem *mem)
 	return index;
 }
 
+/*
+ * A naturally aligned run of UPB_PMD_PAGES free pool pages, for a PMD-sized
+ * device folio (compound); its first index, or -ENOSPC if there is none.
+ * The device pfns are as aligned as the indices: the region starts on a
+ * memory section.
+ */
+static long upb_devmem_alloc_huge(struct upb_devmem *mem)
+{
+	unsigned long npages = mem->npages, nr = UPB_PMD_PAGES;
+	unsigned long start, index;
+
+	spin_lock(&mem->lock);
+	start = ALIGN(mem->hint, nr);
+	index = bitmap_find_next_zero_area(mem->bitmap, npages, start, nr, nr - 1);
+	if (index + nr > npages)
+		index = bitmap_find_next_zero_area(mem->bitmap, npages, 0, nr, nr - 1);
+	if (index + nr > npages) {
+		mem->alloc_failures++;
+		spin_unlock(&mem->lock);
+		return -ENOSPC;
+	}
+	bitmap_set(mem->bitmap, index, nr);
+	mem->in_use += nr;
+	mem->block_stamp[index / UPB_BLOCK_PAGES] = mem->clock;
+	mem->block_used[index / UPB_BLOCK_PAGES] += nr;
+	mem->hint = index + nr < npages ? index + nr : 0;
+	spin_unlock(&mem->lock);
+	return index;
+}
+
 static void upb_devmem_free(struct upb_devmem *mem, unsigned long index)
 {
 	bool idle = false;
@@ -537,16 +594,22 @@ static unsigned long upb_page_index(struct upb_device *udev, struct page *page)
 	return page_to_pfn(page) - udev->pfn_first;
 }
 
-/* Hand out pool page @index as a device page: refcount 1, locked. */
+/*
+ * Hand out pool pages @index.. as a device folio of @order (0, or
+ * UPB_PMD_ORDER on 7.3): refcount 1, locked. Not page_folio(): a page
+ * that was a tail of a large folio still points to its old head until
+ * the init rewrites it.
+ */
 static struct page *upb_devpage_get(struct upb_device *udev,
-				    unsigned long index)
+				    unsigned long index, unsigned int order)
 {
 	struct page *page = pfn_to_page(udev->pfn_first + index);
 
 #ifdef UPB_PAGE_FREE_API
+	WARN_ON_ONCE(order);
 	zone_device_page_init(page);
 #else
-	zone_device_folio_init(page_folio(page), &udev->pgmap, 0);
+	zone_device_folio_init((struct folio *)page, &udev->pgmap, order);
 #endif
 	return page;
 }
@@ -600,15 +663,82 @@ static void upb_drop_dst(unsigned long *dst, unsigned long npages)
 	}
 }
 
-/* Pages whose migration succeeded: after migrate_vma_pages(). */
-static unsigned long upb_migrated(const struct migrate_vma *args)
+/*
+ * Pages whose migration succeeded: after migrate_vma_pages(). A folio that
+ * moved whole (MIGRATE_PFN_COMPOUND on both sides: the core clears the
+ * source's flag if it split the folio instead) counts its UPB_PMD_PAGES
+ * pages, and in *@ncomp if that is not NULL.
+ */
+static unsigned long upb_migrated(const struct migrate_vma *args,
+				  unsigned long *ncomp)
+{
+	unsigned long i, n = 0;
+
+	for (i = 0; i < args->npages; i++) {
+		if (!(args->src[i] & MIGRATE_PFN_MIGRATE) || !args->dst[i])
+			continue;
+		if ((args->src[i] & MIGRATE_PFN_COMPOUND) &&
+		    (args->dst[i] & MIGRATE_PFN_COMPOUND)) {
+			n += UPB_PMD_PAGES;
+			if (ncomp)
+				(*ncomp)++;
+		} else {
+			n++;
+		}
+	}
+	return n;
+}
+
+/*
+ * Pages the core collected for migration (args->cpages counts a folio
+ * collected whole once): before migrate_vma_pages(), which may split it.
+ */
+static unsigned long upb_collected(const struct migrate_vma *args)
 {
 	unsigned long i, n = 0;
 
 	for (i = 0; i < args->npages; i++)
-		if ((args->src[i] & MIGRATE_PFN_MIGRATE) && args->dst[i])
-			n++;
+		if (args->src[i] & MIGRATE_PFN_MIGRATE)
+			n += args->src[i] & MIGRATE_PFN_COMPOUND ?
+			     min(UPB_PMD_PAGES, args->npages - i) : 1;
 	return n;
+}
+
+/*
+ * The migrate_vma entry that page @i of @args migrates by: its own, or,
+ * when the core collected a PMD-sized folio whole, that of the folio's
+ * first page (MIGRATE_PFN_COMPOUND; the others' entries are 0).
+ */
+static unsigned long upb_entry_of(const struct migrate_vma *args,
+				  unsigned long i)
+{
+	unsigned long off = ((args->start >> PAGE_SHIFT) + i) & (UPB_PMD_PAGES - 1);
+
+	if (!MIGRATE_PFN_COMPOUND || off > i)
+		return i;
+	return args->src[i - off] & MIGRATE_PFN_COMPOUND ? i - off : i;
+}
+
+/*
+ * Does page @i of @args migrate (a destination was set for it)? If so,
+ * *@dpage is its destination page (in a folio that moves whole, the
+ * matching page of it) and *@write whether it stays writable.
+ */
+static bool upb_page_dst(const struct migrate_vma *args, unsigned long i,
+			 struct page **dpage, bool *write)
+{
+	unsigned long h = upb_entry_of(args, i), d;
+
+	if (!(args->src[h] & MIGRATE_PFN_MIGRATE))
+		return false;
+	d = args->dst[h] & MIGRATE_PFN_COMPOUND ? args->dst[h] : args->dst[i];
+	*dpage = migrate_pfn_to_page(d);
+	if (!*dpage)
+		return false;
+	if (d & MIGRATE_PFN_COMPOUND)
+		*dpage = pfn_to_page(page_to_pfn(*dpage) + i - h);
+	*write = d & MIGRATE_PFN_WRITE;
+	return true;
 }
 
 /*
@@ -681,18 +811,18 @@ enum upb_table_op {
 	UPB_TABLE_MAP,		/* name the destination device page */
 };
 
-/* The new table entry of migrate_vma entry @i, which is @entry now. */
-static void *upb_table_entry(struct upb_device *udev,
-			     const struct migrate_vma *args, unsigned long i,
-			     void *entry, enum upb_table_op op)
+/*
+ * The new table entry of a page that migrates to @dpage (@write: writable),
+ * which is @entry now.
+ */
+static void *upb_table_entry(struct page *dpage, bool write, void *entry,
+			     enum upb_table_op op)
 {
-	struct page *dpage = migrate_pfn_to_page(args->dst[i]);
-
 	switch (op) {
 	case UPB_TABLE_RDONLY:
 		return xa_untag_pointer(entry);
 	case UPB_TABLE_MAP:
-		if (args->dst[i] & MIGRATE_PFN_WRITE)
+		if (write)
 			return xa_tag_pointer(dpage, UPB_XA_TAG_WRITE);
 		return dpage;
 	case UPB_TABLE_ERASE:
@@ -737,11 +867,12 @@ static void upb_table_update(struct upb_device *udev,
 		xas_lock(&xas);
 		xas_for_each(&xas, entry, last) {
 			unsigned long index = xas.xa_index, i = index - first;
+			struct page *dpage;
+			bool write;
 
 			/* Replaces or erases: never allocates. */
-			if ((args->src[i] & MIGRATE_PFN_MIGRATE) &&
-			    args->dst[i])
-				xas_store(&xas, upb_table_entry(udev, args, i,
+			if (upb_page_dst(args, i, &dpage, &write))
+				xas_store(&xas, upb_table_entry(dpage, write,
 								entry, op));
 			if (!(++n % PTRS_PER_PTE)) {
 				/* Not xas_pause(): see upb_table_erase_range(). */
@@ -803,7 +934,7 @@ static const struct mmu_interval_notifier_ops upb_mni_ops = {
 static int upb_to_device(struct upb_file *f, struct vm_area_struct *vma,
 			 unsigned long start, unsigned long end,
 			 struct upb_bufs *b, struct upb_migrate *cmd,
-			 struct upb_timer *tm)
+			 bool comp, struct upb_timer *tm)
 {
 	struct upb_device *udev = f->udev;
 	struct upb_devmem *mem = &udev->mem;
@@ -814,12 +945,14 @@ static int upb_to_device(struct upb_file *f, struct vm_area_struct *vma,
 		.src = b->src,
 		.dst = b->dst,
 		.pgmap_owner = udev,
-		.flags = MIGRATE_VMA_SELECT_SYSTEM,
+		.flags = MIGRATE_VMA_SELECT_SYSTEM |
+			 (comp ? MIGRATE_VMA_SELECT_COMPOUND : 0),
 	};
-	unsigned long i, n = 0, moved;
+	unsigned long i, j, nr, n = 0, ninit = 0, moved, ncomp = 0, collected;
+	struct page *dpage, *spage;
+	struct folio *sfolio;
 	u64 t, tl, tcore = 0;
 	bool full = false;
-	struct page *dpage;
 	long index;
 	int ret;
 
@@ -833,36 +966,67 @@ static int upb_to_device(struct upb_file *f, struct vm_area_struct *vma,
 		return ret;
 	if (!args.cpages)
 		return 0;
+	collected = upb_collected(&args);
 
-	/* The allocation loop is the driver's, but for the page init. */
+	/*
+	 * The allocation loop is the driver's, but for the page init. A folio
+	 * collected whole (compound: its first entry has MIGRATE_PFN_COMPOUND,
+	 * the other UPB_PMD_PAGES - 1 are 0) gets a device folio of its size,
+	 * or, if the pool has no free aligned run, UPB_PMD_PAGES device pages
+	 * (test_hmm's fallback), and migrate_vma_pages() splits it.
+	 */
 	tl = upb_clock(tm);
-	for (i = 0; i < args.npages; i++) {
+	for (i = 0; i < args.npages; i += nr) {
 		unsigned long src = args.src[i];
 
+		nr = 1;
 		if (!((i + 1) % PTRS_PER_PTE))
 			cond_resched();
 		args.dst[i] = 0;
 		if (!(src & MIGRATE_PFN_MIGRATE) || full)
 			continue;
-		index = upb_devmem_alloc(mem);
-		if (index < 0) {
-			full = true;
-			continue;
-		}
-		t = upb_clock(tm);
-		dpage = upb_devpage_get(udev, index);
-		tcore += upb_since(tm, t);
-		args.dst[i] = migrate_pfn(page_to_pfn(dpage)) |
-			      (src & MIGRATE_PFN_WRITE);
 		/* NULL for a hole or the zero page: cleared. */
-		b->pages[n] = migrate_pfn_to_page(src);
-		b->index[n] = index;
-		n++;
+		spage = migrate_pfn_to_page(src);
+		sfolio = spage ? page_folio(spage) : NULL;
+		if (src & MIGRATE_PFN_COMPOUND) {
+			nr = min(UPB_PMD_PAGES, args.npages - i);
+			index = upb_devmem_alloc_huge(mem);
+			if (index >= 0) {
+				t = upb_clock(tm);
+				dpage = upb_devpage_get(udev, index, UPB_PMD_ORDER);
+				tcore += upb_since(tm, t);
+				ninit++;
+				args.dst[i] = migrate_pfn(page_to_pfn(dpage)) |
+					      (src & MIGRATE_PFN_WRITE) |
+					      MIGRATE_PFN_COMPOUND;
+				for (j = 0; j < nr; j++, n++) {
+					b->pages[n] = sfolio ? folio_page(sfolio, j) : NULL;
+					b->index[n] = index + j;
+				}
+				continue;
+			}
+		}
+		for (j = 0; j < nr; j++) {
+			index = upb_devmem_alloc(mem);
+			if (index < 0) {
+				full = true;
+				break;
+			}
+			t = upb_clock(tm);
+			dpage = upb_devpage_get(udev, index, 0);
+			tcore += upb_since(tm, t);
+			args.dst[i + j] = migrate_pfn(page_to_pfn(dpage)) |
+					  (src & MIGRATE_PFN_WRITE);
+			b->pages[n] = nr == 1 || !sfolio ? spage : folio_page(sfolio, j);
+			b->index[n] = index;
+			n++;
+			ninit++;
+		}
 	}
 	if (tm) {
 		tm->t.devmem += upb_since(tm, tl) - tcore;
 		tm->t.core += tcore;
-		tm->nclocks += n;
+		tm->nclocks += ninit;
 	}
 
 	/* No device write to a source page may follow its copy. */
@@ -886,7 +1050,7 @@ static int upb_to_device(struct upb_file *f, struct vm_area_struct *vma,
 		tm->t.core += upb_since(tm, t);
 		tm->nclocks++;
 	}
-	moved = upb_migrated(&args);
+	moved = upb_migrated(&args, &ncomp);
 	t = upb_clock(tm);
 	upb_table_update(udev, &args, cmd->flags & UPB_F_NOMAP ?
 			 UPB_TABLE_ERASE : UPB_TABLE_MAP);
@@ -902,8 +1066,21 @@ static int upb_to_device(struct upb_file *f, struct vm_area_struct *vma,
 
 	atomic_long_add(moved, &udev->to_device);
 	cmd->npages += moved;
-	cmd->nbusy += args.cpages - moved;
+	cmd->ncompound += ncomp;
+	/* cpages counts a folio collected whole once */
+	cmd->nbusy += collected - moved;
 	return full ? -ENOSPC : 0;
+}
+
+/* A THP for a device folio that comes back whole (7.3), as test_hmm's fault. */
+static struct folio *upb_alloc_thp(struct vm_area_struct *vma,
+				   unsigned long addr)
+{
+#ifdef UPB_PAGE_FREE_API
+	return NULL;	/* 6.12: no large device folio comes back */
+#else
+	return vma_alloc_folio(GFP_HIGHUSER_MOVABLE, UPB_PMD_ORDER, vma, addr);
+#endif
 }
 
 /*
@@ -918,7 +1095,7 @@ static int upb_to_device(struct upb_file *f, struct vm_area_struct *vma,
  */
 static int upb_to_ram(struct upb_device *udev, struct vm_area_struct *vma,
 		      unsigned long start, unsigned long end,
-		      struct page *fault_page, struct upb_bufs *b,
+		      struct page *fault_page, struct upb_bufs *b, bool comp,
 		      unsigned long *cpages, unsigned long *moved,
 		      struct upb_timer *tm)
 {
@@ -930,12 +1107,14 @@ static int upb_to_ram(struct upb_device *udev, struct vm_area_struct *vma,
 		.src = b->src,
 		.dst = b->dst,
 		.pgmap_owner = udev,
-		.flags = MIGRATE_VMA_SELECT_DEVICE_PRIVATE,
+		.flags = MIGRATE_VMA_SELECT_DEVICE_PRIVATE |
+			 (comp ? MIGRATE_VMA_SELECT_COMPOUND : 0),
 		.fault_page = fault_page,
 	};
-	unsigned long i, n = 0, index;
+	unsigned long i, j, nr, n = 0, index, addr;
 	struct page *spage, *dpage;
-	bool oom = false;
+	struct folio *dfolio;
+	bool oom = false, hit;
 	u64 t;
 	int ret;
 
@@ -952,47 +1131,78 @@ static int upb_to_ram(struct upb_device *udev, struct vm_area_struct *vma,
 	if (!args.cpages)
 		return 0;
 
-	for (i = 0; i < args.npages; i++) {
+	/*
+	 * A device folio collected whole (compound) gets a THP, as test_hmm's
+	 * fault; if none can be allocated, UPB_PMD_PAGES system pages, and
+	 * migrate_vma_pages() splits the device folio.
+	 */
+	for (i = 0; i < args.npages && !oom; i += nr) {
 		unsigned long src = args.src[i];
 
+		nr = 1;
 		if (!((i + 1) % PTRS_PER_PTE))
 			cond_resched();
 		args.dst[i] = 0;
 		spage = migrate_pfn_to_page(src);
 		if (!spage || !(src & MIGRATE_PFN_MIGRATE))
 			continue;
-		(*cpages)++;
+		if (src & MIGRATE_PFN_COMPOUND)
+			nr = min(UPB_PMD_PAGES, args.npages - i);
+		*cpages += nr;
 		/* pgmap_owner selects only this device's pages. */
 		index = upb_page_index(udev, spage);
-		if (WARN_ON_ONCE(index >= mem->npages))
+		if (WARN_ON_ONCE(index + nr > mem->npages))
 			continue;
-		t = upb_clock(tm);
-		dpage = alloc_page_vma(GFP_HIGHUSER_MOVABLE, vma,
-				       args.start + (i << PAGE_SHIFT));
-		if (dpage)
-			lock_page(dpage);
-		if (tm) {
-			tm->t.core += upb_since(tm, t);
-			tm->nclocks++;
+		addr = args.start + (i << PAGE_SHIFT);
+		/* the fault page is in this folio (or is this page) */
+		hit = fault_page && page_folio(fault_page) == page_folio(spage);
+		if (nr > 1) {
+			t = upb_clock(tm);
+			dfolio = upb_alloc_thp(vma, addr);
+			if (dfolio)
+				folio_lock(dfolio);
+			if (tm) {
+				tm->t.core += upb_since(tm, t);
+				tm->nclocks++;
+			}
+			if (dfolio) {
+				args.dst[i] = migrate_pfn(folio_pfn(dfolio)) |
+					      (src & MIGRATE_PFN_WRITE) |
+					      MIGRATE_PFN_COMPOUND;
+				for (j = 0; j < nr; j++, n++) {
+					b->pages[n] = folio_page(dfolio, j);
+					b->index[n] = index + j;
+				}
+				continue;
+			}
 		}
-		if (!dpage) {
-			if (spage == fault_page) {
-				oom = true;
+		for (j = 0; j < nr; j++) {
+			t = upb_clock(tm);
+			dpage = alloc_page_vma(GFP_HIGHUSER_MOVABLE, vma,
+					       addr + (j << PAGE_SHIFT));
+			if (dpage)
+				lock_page(dpage);
+			if (tm) {
+				tm->t.core += upb_since(tm, t);
+				tm->nclocks++;
+			}
+			if (!dpage) {
+				/*
+				 * migrate_vma_setup()'s kernel-doc wants a
+				 * device -> system migration to move every
+				 * page; like amdkfd and drm_pagemap, this one
+				 * leaves the others on the device: they come
+				 * back at their own fault. Not the fault page.
+				 */
+				oom = hit;
 				break;
 			}
-			/*
-			 * migrate_vma_setup()'s kernel-doc wants a device ->
-			 * system migration to move every page; like amdkfd and
-			 * drm_pagemap, this one leaves the others on the
-			 * device: they come back at their own fault.
-			 */
-			continue;
+			args.dst[i + j] = migrate_pfn(page_to_pfn(dpage)) |
+					  (src & MIGRATE_PFN_WRITE);
+			b->pages[n] = dpage;
+			b->index[n] = index + j;
+			n++;
 		}
-		args.dst[i] = migrate_pfn(page_to_pfn(dpage)) |
-			      (src & MIGRATE_PFN_WRITE);
-		b->pages[n] = dpage;
-		b->index[n] = index;
-		n++;
 	}
 	/* After the break, the rest of dst[] is 0 from the collection. */
 	if (oom) {
@@ -1022,7 +1232,7 @@ static int upb_to_ram(struct upb_device *udev, struct vm_area_struct *vma,
 		tm->t.core += upb_since(tm, t);
 		tm->nclocks++;
 	}
-	*moved = upb_migrated(&args);
+	*moved = upb_migrated(&args, NULL);
 	/*
 	 * Drops the last reference to the source device pages (folio_free),
 	 * except the fault page's: do_swap_page() drops that one.
@@ -1060,8 +1270,8 @@ static vm_fault_t upb_migrate_to_ram(struct vm_fault *vmf)
 	end = min(ALIGN(vmf->address + 1, w), vma->vm_end);
 	if (upb_bufs_alloc(&b, (end - start) >> PAGE_SHIFT, GFP_KERNEL))
 		return VM_FAULT_OOM;
-	ret = upb_to_ram(udev, vma, start, end, vmf->page, &b, &cpages,
-			 &moved, tm);
+	ret = upb_to_ram(udev, vma, start, end, vmf->page, &b,
+			 READ_ONCE(compound), &cpages, &moved, tm);
 	upb_bufs_free(&b);
 	if (tm) {
 		/* this fault's own clock pair is in its core time too */
@@ -1425,6 +1635,7 @@ static int upb_migrate(struct upb_file *f, struct upb_migrate *cmd,
 	unsigned long start = cmd->addr, end = cmd->addr + cmd->size;
 	unsigned long batch = READ_ONCE(batch_pages);
 	unsigned long addr, next, maxlen, cpages, moved, cap;
+	bool comp = READ_ONCE(compound) || (cmd->flags & UPB_F_COMPOUND);
 	struct vm_area_struct *vma;
 	struct upb_bufs b;
 	int ret;
@@ -1469,9 +1680,10 @@ static int upb_migrate(struct upb_file *f, struct upb_migrate *cmd,
 			break;
 		}
 		if (to_device) {
-			ret = upb_to_device(f, vma, addr, next, &b, cmd, tm);
+			ret = upb_to_device(f, vma, addr, next, &b, cmd, comp,
+					    tm);
 		} else {
-			ret = upb_to_ram(udev, vma, addr, next, NULL, &b,
+			ret = upb_to_ram(udev, vma, addr, next, NULL, &b, comp,
 					 &cpages, &moved, tm);
 			cmd->npages += moved;
 			cmd->nbusy += cpages - moved;
@@ -1507,8 +1719,8 @@ static int upb_ioctl_migrate(struct upb_file *f, void __user *uarg,
 		return -EINVAL;
 	if (!to_device && (cmd.flags & UPB_F_NOMAP))
 		return -EINVAL;
-	/* Not implemented yet (and never on 6.12). */
-	if (cmd.flags & UPB_F_COMPOUND)
+	/* 6.12 has no MIGRATE_VMA_SELECT_COMPOUND */
+	if ((cmd.flags & UPB_F_COMPOUND) && !MIGRATE_VMA_SELECT_COMPOUND)
 		return -EOPNOTSUPP;
 	ret = upb_check_range(cmd.addr, cmd.size);
 	if (ret)
@@ -2019,18 +2231,51 @@ err_pool:
 static void upb_evict(struct upb_device *udev, struct upb_bufs *b)
 {
 	struct upb_devmem *mem = &udev->mem;
-	unsigned long first, nr, i, cnt, moved = 0;
+	unsigned long first, end, cend, nr, i, j, step, cnt, moved = 0;
 	struct page *spage, *dpage;
+	struct folio *dfolio;
 
-	for (first = 0; first < mem->npages; first += nr) {
-		nr = min(UPB_EVICT_PAGES, mem->npages - first);
+	/*
+	 * One run of allocated pool pages at a time, inside an aligned chunk
+	 * of UPB_EVICT_PAGES (a PMD-sized device folio fills one chunk).
+	 * migrate_device_range() takes the folio of every pfn it is given,
+	 * and a free device page may still point to the head of a large
+	 * folio freed before, whose order would make it skip the pages after
+	 * it. No file is open, so nothing allocates meanwhile.
+	 */
+	for (first = 0; first < mem->npages; first = end) {
+		cend = min(ALIGN(first + 1, UPB_EVICT_PAGES), mem->npages);
+		spin_lock(&mem->lock);
+		first = find_next_bit(mem->bitmap, cend, first);
+		end = first < cend ? find_next_zero_bit(mem->bitmap, cend, first) : cend;
+		spin_unlock(&mem->lock);
+		if (first >= cend)
+			continue;
+		nr = end - first;
 		migrate_device_range(b->src, udev->pfn_first + first, nr);
+		memset(b->dst, 0, nr * sizeof(*b->dst));
 		cnt = 0;
-		for (i = 0; i < nr; i++) {
-			b->dst[i] = 0;
+		for (i = 0; i < nr; i += step) {
+			step = 1;
 			spage = migrate_pfn_to_page(b->src[i]);
 			if (!spage || !(b->src[i] & MIGRATE_PFN_MIGRATE))
 				continue;
+			if (b->src[i] & MIGRATE_PFN_COMPOUND) {
+				/* not split here: the next round tries again */
+				step = min(UPB_PMD_PAGES, nr - i);
+				dfolio = folio_alloc(GFP_HIGHUSER_MOVABLE, UPB_PMD_ORDER);
+				if (!dfolio)
+					continue;
+				folio_lock(dfolio);
+				b->dst[i] = migrate_pfn(folio_pfn(dfolio)) |
+					    (b->src[i] & MIGRATE_PFN_WRITE) |
+					    MIGRATE_PFN_COMPOUND;
+				for (j = 0; j < step; j++, cnt++) {
+					b->pages[cnt] = folio_page(dfolio, j);
+					b->index[cnt] = first + i + j;
+				}
+				continue;
+			}
 			dpage = alloc_page(GFP_HIGHUSER_MOVABLE | __GFP_NOFAIL);
 			lock_page(dpage);
 			b->dst[i] = migrate_pfn(page_to_pfn(dpage)) |
@@ -2044,7 +2289,9 @@ static void upb_evict(struct upb_device *udev, struct upb_bufs *b)
 		migrate_device_pages(b->src, b->dst, nr);
 		for (i = 0; i < nr; i++)
 			if ((b->src[i] & MIGRATE_PFN_MIGRATE) && b->dst[i])
-				moved++;
+				moved += (b->src[i] & MIGRATE_PFN_COMPOUND) &&
+					 (b->dst[i] & MIGRATE_PFN_COMPOUND) ?
+					 UPB_PMD_PAGES : 1;
 		migrate_device_finalize(b->src, b->dst, nr);
 		cond_resched();
 	}
@@ -2146,11 +2393,6 @@ static int __init upb_init(void)
 	if (!ndevices || ndevices > UPB_MAX_DEVICES || !devmem_mb ||
 	    devmem_mb > UPB_MAX_DEVMEM_MB)
 		return -EINVAL;
-	if (compound) {
-		pr_warn("compound=1 is not implemented yet: using 0\n");
-		compound = false;
-	}
-
 	ret = alloc_chrdev_region(&upb_devt, 0, ndevices, UPB_NAME);
 	if (ret)
 		return ret;

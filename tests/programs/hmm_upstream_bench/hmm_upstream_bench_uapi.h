@@ -27,7 +27,7 @@
  * 0, UPB_STATS and UPB_CALIBRATE, and with the timing module parameter the
  * phase times (struct upb_times, the timing counters of struct upb_stats).
  * UPB_WRITE and UPB_CEILING mode 1 fail with -EOPNOTSUPP, and so does
- * UPB_F_COMPOUND.
+ * UPB_F_COMPOUND on 6.12 (no MIGRATE_VMA_SELECT_COMPOUND there).
  */
 #ifndef _HMM_UPSTREAM_BENCH_UAPI_H
 #define _HMM_UPSTREAM_BENCH_UAPI_H
@@ -67,11 +67,12 @@ struct upb_times {
  * struct upb_migrate - argument of %UPB_MIGRATE_TO and %UPB_MIGRATE_BACK
  * @addr: input, start of the range (page aligned)
  * @size: input, its size in bytes (page aligned)
- * @flags: input, %UPB_F_COMPOUND (-EOPNOTSUPP so far); %UPB_F_NOMAP
+ * @flags: input, %UPB_F_COMPOUND (PMD-sized folios move whole, as with
+ *	the compound parameter; -EOPNOTSUPP on 6.12); %UPB_F_NOMAP
  *	(%UPB_MIGRATE_TO only, test only): the device table entries of the
  *	pages that moved are erased instead of pointed at device memory
  * @npages: output, pages migrated
- * @ncompound: output, PMD folios moved whole (0 so far)
+ * @ncompound: output, PMD-sized folios moved whole (%UPB_MIGRATE_TO)
  * @nbusy: output, pages the core collected but that did not migrate (the
  *	pool was full, an allocation failed, or the core gave up on them);
  *	for %UPB_MIGRATE_BACK, device pages only, not the holes that the
