@@ -347,11 +347,16 @@ def split_gate(data, key):
     if any(n for _, _, _, n in data.split):
         return "split check failed"
     ok = {(b, i) for b, i, _, n in data.split if not n}
-    for impls in data.samples.get(key, {}).values():
-        for boot in impls:
-            for i in ("ours_t_to", "ours_t_back", "upstream_t_to", "upstream_t_back"):
-                if (boot, i) not in ok:
-                    return "split check missing"
+    # every timed worker with samples of the row (IMPL_w1 and IMPL_ad are
+    # passes of IMPL), in each of its boots
+    need = set()
+    for impl, boots in data.samples.get(key, {}).items():
+        w = impl[:-3] if impl.endswith(("_w1", "_ad")) else impl
+        need.update((boot, w) for boot in boots)
+    for boot, w in need:
+        for leg in ("_to", "_back"):
+            if (boot, w + leg) not in ok:
+                return "split check missing"
     return None
 
 

@@ -2788,16 +2788,19 @@ static int w_main(struct wctx *c, const struct wcmd *cmd)
 				addf(m.note, sizeof(m.note), "partial: %lu of %lu pages", total, k * np);
 			if (ev1 > ev0)
 				addf(m.note, sizeof(m.note), "evictions=%ld", ev1 - ev0);
-			/* -B thp: every block a THP, and compound moved each whole */
+			/*
+			 * -B thp: every block a THP, and compound moved each whole;
+			 * if not, the sample is left out (partial) and fails the run
+			 */
 			if (mig_thp && thp_kb < (long)(k * kib)) {
-				m.bad = 1;
-				addf(m.note, sizeof(m.note), "check:thp=%ld of %lu KiB", thp_kb,
-				     k * kib);
+				m.bad = m.partial = 1;
+				addf(m.note, sizeof(m.note), "partial: check:thp=%ld of %lu KiB",
+				     thp_kb, k * kib);
 			} else if (mig_thp && c->compound && !partial &&
-				   c->ncompound * 512 != total) {
-				m.bad = 1;
-				addf(m.note, sizeof(m.note), "check:ncompound=%llu want %lu",
-				     c->ncompound, total / 512);
+				   c->ncompound * (PMD_SZ / PG) != total) {
+				m.bad = m.partial = 1;
+				addf(m.note, sizeof(m.note), "partial: check:ncompound=%llu want %lu",
+				     c->ncompound, total / (PMD_SZ / PG));
 			}
 			snprintf(m.info, sizeof(m.info), "%lu x %lu KiB per sample; %s%s", k, kib,
 				 c->impl == OURS ? "HMM_DUMMY_MIGRATE_TO" : c->impl == UPB ?
@@ -3313,16 +3316,11 @@ static void worker(enum impl i, int timed, int compound, int cfd, int afd)
 		if (timed && i == UPB && !write_long(UPB_PARAM("timing"), 1))
 			die("cannot set %s to 1", UPB_PARAM("timing"));
 		c.timing = timed && i == UPB;
-		/* upstream_c: THP whole on the CPU faults too, for its commands */
-		if (compound && !write_long(UPB_PARAM("compound"), 1))
-			die("cannot set %s to 1", UPB_PARAM("compound"));
 		end.err = cmd.op == W_CEILING ? w_ceiling(&c, &cmd) :
 			  cmd.op == W_SPLIT ? w_split(&c, 0) ?: w_split(&c, 1) :
 			  w_measure(&c, &cmd);
 		if (timed && i == UPB && !write_long(UPB_PARAM("timing"), 0))
 			die("cannot put %s back to 0", UPB_PARAM("timing"));
-		if (compound && !write_long(UPB_PARAM("compound"), 0))
-			die("cannot put %s back to 0", UPB_PARAM("compound"));
 		wsend(&c, &end);
 	}
 	close(c.fd);
@@ -3399,7 +3397,7 @@ static void worker_stop(struct worker *w, int died)
 static void timed_knobs_off(void)
 {
 	static const char *knob[] = {
-		UPB_PARAM("timing"), UPB_PARAM("copy_delay_ms"), UPB_PARAM("compound"),
+		UPB_PARAM("timing"), UPB_PARAM("copy_delay_ms"),
 		UPB_PARAM("copy_from_delay_ms"), OURS_T_DBG("device0_copy_delay_ms"),
 		OURS_T_PARAM("copy_from_delay_ms"),
 	};
@@ -3419,8 +3417,10 @@ static void record(FILE *raw, const struct worker *w, const struct wcmd *cmd,
 	snprintf(impl, sizeof(impl), "%s%s", cmd->op == W_CEILING ? "kernel" : w->label,
 		 m->isuffix);
 
+	/* the split's check runs on 4 KiB pages whatever -B says */
 	fprintf(raw, "%s,%llu,%d,%d,%d,migrate,%s,%s,%s,%lu,%ld,%s,%.6g,", boot_label,
-		seed, cmd->rep, pos, cmd->warm, m->row, impl, MIG_BK, cmd->kib, m->nops,
+		seed, cmd->rep, pos, cmd->warm, m->row, impl,
+		strcmp(m->row, "split_check") ? MIG_BK : "4k", cmd->kib, m->nops,
 		m->unit, m->value);
 	if (m->npages >= 0)
 		fprintf(raw, "%ld", m->npages);
@@ -3475,8 +3475,8 @@ died:
 	/* ... or in its pp rows, with ours' ping-pong threshold on */
 	if (w->impl == OURS && !w->timed && pp_threshold > 0)
 		write_long(OURS_PP("threshold"), 0);
-	/* it may have died with upstream's timing, compound or a copy delay on */
-	if (w->timed || w->compound)
+	/* it may have died with upstream's timing or a copy delay on */
+	if (w->timed)
 		timed_knobs_off();
 	return -1;
 }
@@ -3538,13 +3538,22 @@ static void run_migrate(void)
 				OURS_T_DEV);
 			continue;
 		}
-		/* compound: only when -i names it, and where the module takes it */
+		/*
+		 * compound (UPB_F_COMPOUND): only when -i names it, and where the
+		 * module takes it (probed with the parameter, which stays 0)
+		 */
 		if (cand[c].compound && (!mig_only ||
 		    !write_long(UPB_PARAM("compound"), 1) ||
 		    !write_long(UPB_PARAM("compound"), 0))) {
 			if (mig_only)
 				fprintf(stderr, "hmm-bench: %s takes no compound=1 (6.12?): no %s worker\n",
 					UPB_PARAM("compound"), cand[c].label);
+			continue;
+		}
+		/* test_hmm moves THP whole on 7.3 and splits it on 6.12 */
+		if (mig_thp && cand[c].impl == TEST_HMM) {
+			if (mig_only)
+				fprintf(stderr, "hmm-bench: -B thp: no test_hmm worker\n");
 			continue;
 		}
 		memset(w, 0, sizeof(*w));
@@ -3622,6 +3631,9 @@ static void run_migrate(void)
 	raw = fopen(rawpath, "a");	/* main() wrote the header */
 	if (!raw)
 		die("open %s", rawpath);
+	/* upstream: THP split to the device but with UPB_F_COMPOUND (upstream_c) */
+	if (!access(UPB_PARAM("compound"), W_OK) && !write_long(UPB_PARAM("compound"), 0))
+		die("cannot set %s to 0", UPB_PARAM("compound"));
 	/* ours: no eviction and no ping-pong control in these rows */
 	if (workers[0].impl == OURS) {
 		save_attr(OURS_PARAM("oversubscribe"), over, sizeof(over));
@@ -4297,8 +4309,8 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	for (int s = 0; mig_thp && s < nmig; s++)
-		if (mig_kib[s] < 2048) {
-			fprintf(stderr, "hmm-bench: -B thp: -m sizes of 2 MiB and up only\n");
+		if (mig_kib[s] < 2048 || mig_kib[s] % 2048) {
+			fprintf(stderr, "hmm-bench: -B thp: -m sizes of whole 2 MiB blocks only\n");
 			return 2;
 		}
 	if (want("migrate") && mig_reps < 10) {

@@ -9,9 +9,11 @@
  * page to /dev/hmm_upstream_bench0, checks the counts, closes the device
  * and prints "migrated"; the caller then unloads the module, whose exit
  * migrates every device page back (migrate_device_range(): a THP for each
- * large device folio), and writes a line to our stdin. Then every page of
- * A and B must hold its pattern. Exit 0: PASS; 1: FAIL; 4: SKIP (6.12:
- * -EOPNOTSUPP).
+ * large device folio), and writes a line to our stdin. Then the module
+ * must be gone (so that no CPU fault could have brought the pages back
+ * instead), AnonHugePages must have grown by A again, and every page of A
+ * and B must hold its pattern: its own page number and seed at 8 places.
+ * Exit 0: PASS; 1: FAIL; 4: SKIP (6.12: -EOPNOTSUPP; or A not THP).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -21,6 +23,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "hmm_upstream_bench_uapi.h"
@@ -46,33 +49,53 @@ static char *map(unsigned long size, int thp)
 	return a;
 }
 
-static void fill(char *p, unsigned long size, unsigned char seed)
+/* Page i: (seed << 32 | i) at 8 places (every 512 bytes), the rest 0x5a. */
+static void fill(char *p, unsigned long size, uint64_t seed)
 {
-	for (unsigned long i = 0; i < size; i += PG) {
-		memset(p + i, (unsigned char)(seed + i / PG), PG);
-		p[i] = (char)seed;
+	for (unsigned long i = 0; i < size / PG; i++) {
+		memset(p + i * PG, 0x5a, PG);
+		for (unsigned long o = 0; o < PG; o += 512)
+			*(uint64_t *)(p + i * PG + o) = seed << 32 | i;
 	}
 }
 
-static unsigned long bad(const char *p, unsigned long size, unsigned char seed)
+static unsigned long bad(const char *p, unsigned long size, uint64_t seed)
 {
 	unsigned long n = 0;
 
-	for (unsigned long i = 0; i < size; i += PG) {
-		unsigned char v = (unsigned char)(seed + i / PG);
-
-		if ((unsigned char)p[i] != seed || (unsigned char)p[i + PG - 1] != v)
-			n++;
-	}
+	for (unsigned long i = 0; i < size / PG; i++)
+		for (unsigned long o = 0; o < PG; o += 512)
+			if (*(const uint64_t *)(p + i * PG + o) != (seed << 32 | i) ||
+			    (unsigned char)p[i * PG + o + 8] != 0x5a) {
+				n++;
+				break;
+			}
 	return n;
+}
+
+static long anon_huge_kb(void)
+{
+	char line[128];
+	long v = -1;
+	FILE *f = fopen("/proc/meminfo", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "AnonHugePages: %ld", &v) == 1)
+			break;
+	fclose(f);
+	return v;
 }
 
 int main(void)
 {
 	unsigned long sa = 2 * PMD, sb = 1UL << 20, ba, bb;
+	long h0 = anon_huge_kb(), h1, h2;
 	struct upb_migrate m;
 	char *a = map(sa, 1), *b = map(sb, 0), line[16];
 	int fd = open("/dev/hmm_upstream_bench0", O_RDWR);
+	struct stat st;
 
 	if (fd < 0) {
 		perror("open /dev/hmm_upstream_bench0");
@@ -80,6 +103,11 @@ int main(void)
 	}
 	fill(a, sa, 3);
 	fill(b, sb, 7);
+	if (anon_huge_kb() - h0 < (long)(sa >> 10)) {
+		printf("SKIP: A is not THP-backed (AnonHugePages +%ld KiB)\n",
+		       anon_huge_kb() - h0);
+		return 4;
+	}
 	memset(&m, 0, sizeof(m));
 	m.addr = (uintptr_t)a;
 	m.size = sa;
@@ -101,17 +129,27 @@ int main(void)
 	memset(&m, 0, sizeof(m));
 	m.addr = (uintptr_t)b;
 	m.size = sb;
-	if (ioctl(fd, UPB_MIGRATE_TO, &m) || m.npages != sb / PG || m.ncompound) {
-		printf("FAIL: B: npages %llu ncompound %llu (%s)\n",
+	if (ioctl(fd, UPB_MIGRATE_TO, &m)) {
+		perror("UPB_MIGRATE_TO B");
+		return 1;
+	}
+	if (m.npages != sb / PG || m.ncompound) {
+		printf("FAIL: B: npages %llu ncompound %llu, want %lu and 0\n",
 		       (unsigned long long)m.npages, (unsigned long long)m.ncompound,
-		       strerror(errno));
+		       sb / PG);
 		return 1;
 	}
 	close(fd);
+	h1 = anon_huge_kb();
 	printf("migrated\n");
 	fflush(stdout);
 	if (!fgets(line, sizeof(line), stdin))
 		return 1;
+	if (!stat("/sys/module/hmm_upstream_bench", &st)) {
+		printf("FAIL: the module is still loaded\n");
+		return 1;
+	}
+	h2 = anon_huge_kb();
 	ba = bad(a, sa, 3);
 	bb = bad(b, sb, 7);
 	if (ba || bb) {
@@ -119,6 +157,12 @@ int main(void)
 		       ba, bb);
 		return 1;
 	}
-	printf("PASS: %lu + %lu pages back with their data\n", sa / PG, sb / PG);
+	if (h2 - h1 < (long)(sa >> 10)) {
+		printf("FAIL: A did not come back as THP: AnonHugePages %ld -> %ld KiB\n",
+		       h1, h2);
+		return 1;
+	}
+	printf("PASS: %lu + %lu pages back with their data, AnonHugePages %ld -> %ld KiB\n",
+	       sa / PG, sb / PG, h1, h2);
 	return 0;
 }

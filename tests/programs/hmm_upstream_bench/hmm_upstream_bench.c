@@ -186,7 +186,7 @@ static const struct kernel_param_ops upb_compound_ops = {
 static bool compound;
 module_param_cb(compound, &upb_compound_ops, &compound, 0644);
 MODULE_PARM_DESC(compound,
-		 "Move PMD-sized folios whole (MIGRATE_VMA_SELECT_COMPOUND), to the device (UPB_MIGRATE_TO, as its flag UPB_F_COMPOUND) and back (CPU faults, UPB_MIGRATE_FROM), with a THP on the system side when one can be allocated; 7.3 only (default 0)");
+		 "Move PMD-sized folios whole (MIGRATE_VMA_SELECT_COMPOUND) in UPB_MIGRATE_TO and UPB_MIGRATE_BACK, as their flag UPB_F_COMPOUND (CPU faults always do, on 7.3); 7.3 only (default 0)");
 
 static bool timing;
 module_param(timing, bool, 0644);
@@ -496,8 +496,8 @@ static long upb_devmem_alloc_huge(struct upb_devmem *mem)
 	index = bitmap_find_next_zero_area(mem->bitmap, npages, start, nr, nr - 1);
 	if (index + nr > npages)
 		index = bitmap_find_next_zero_area(mem->bitmap, npages, 0, nr, nr - 1);
+	/* not alloc_failures: the caller falls back to single pages */
 	if (index + nr > npages) {
-		mem->alloc_failures++;
 		spin_unlock(&mem->lock);
 		return -ENOSPC;
 	}
@@ -976,12 +976,13 @@ static int upb_to_device(struct upb_file *f, struct vm_area_struct *vma,
 	 * (test_hmm's fallback), and migrate_vma_pages() splits it.
 	 */
 	tl = upb_clock(tm);
-	for (i = 0; i < args.npages; i += nr) {
+	for (i = 0, nr = 1; i < args.npages; i += nr) {
 		unsigned long src = args.src[i];
 
-		nr = 1;
-		if (!((i + 1) % PTRS_PER_PTE))
+		/* every PTRS_PER_PTE pages, or after a folio collected whole */
+		if (i && (nr > 1 || !(i % PTRS_PER_PTE)))
 			cond_resched();
+		nr = 1;
 		args.dst[i] = 0;
 		if (!(src & MIGRATE_PFN_MIGRATE) || full)
 			continue;
@@ -1021,6 +1022,15 @@ static int upb_to_device(struct upb_file *f, struct vm_area_struct *vma,
 			b->index[n] = index;
 			n++;
 			ninit++;
+		}
+		/*
+		 * A folio collected whole migrates whole or not at all: the core
+		 * would split a THP for a part of it, and would insert a page
+		 * for every entry of a hole, with a destination or not.
+		 */
+		if (j < nr && nr > 1) {
+			upb_drop_dst(&args.dst[i], j);
+			n -= j;
 		}
 	}
 	if (tm) {
@@ -1079,7 +1089,8 @@ static struct folio *upb_alloc_thp(struct vm_area_struct *vma,
 #ifdef UPB_PAGE_FREE_API
 	return NULL;	/* 6.12: no large device folio comes back */
 #else
-	return vma_alloc_folio(GFP_HIGHUSER_MOVABLE, UPB_PMD_ORDER, vma, addr);
+	return vma_alloc_folio(GFP_HIGHUSER_MOVABLE | __GFP_NOWARN, UPB_PMD_ORDER,
+			       vma, addr);
 #endif
 }
 
@@ -1136,12 +1147,13 @@ static int upb_to_ram(struct upb_device *udev, struct vm_area_struct *vma,
 	 * fault; if none can be allocated, UPB_PMD_PAGES system pages, and
 	 * migrate_vma_pages() splits the device folio.
 	 */
-	for (i = 0; i < args.npages && !oom; i += nr) {
+	for (i = 0, nr = 1; i < args.npages && !oom; i += nr) {
 		unsigned long src = args.src[i];
 
-		nr = 1;
-		if (!((i + 1) % PTRS_PER_PTE))
+		/* every PTRS_PER_PTE pages, or after a folio collected whole */
+		if (i && (nr > 1 || !(i % PTRS_PER_PTE)))
 			cond_resched();
+		nr = 1;
 		args.dst[i] = 0;
 		spage = migrate_pfn_to_page(src);
 		if (!spage || !(src & MIGRATE_PFN_MIGRATE))
@@ -1191,8 +1203,10 @@ static int upb_to_ram(struct upb_device *udev, struct vm_area_struct *vma,
 				 * migrate_vma_setup()'s kernel-doc wants a
 				 * device -> system migration to move every
 				 * page; like amdkfd and drm_pagemap, this one
-				 * leaves the others on the device: they come
-				 * back at their own fault. Not the fault page.
+				 * leaves the others on the device (a device
+				 * folio whole: not split for a part of it):
+				 * they come back at their own fault. Not the
+				 * fault page.
 				 */
 				oom = hit;
 				break;
@@ -1202,6 +1216,10 @@ static int upb_to_ram(struct upb_device *udev, struct vm_area_struct *vma,
 			b->pages[n] = dpage;
 			b->index[n] = index + j;
 			n++;
+		}
+		if (j < nr && nr > 1) {
+			upb_drop_dst(&args.dst[i], j);
+			n -= j;
 		}
 	}
 	/* After the break, the rest of dst[] is 0 from the collection. */
@@ -1270,8 +1288,12 @@ static vm_fault_t upb_migrate_to_ram(struct vm_fault *vmf)
 	end = min(ALIGN(vmf->address + 1, w), vma->vm_end);
 	if (upb_bufs_alloc(&b, (end - start) >> PAGE_SHIFT, GFP_KERNEL))
 		return VM_FAULT_OOM;
+	/*
+	 * Always MIGRATE_VMA_SELECT_COMPOUND, as drm_pagemap and nouveau: a
+	 * large device folio exists only if a migration made one.
+	 */
 	ret = upb_to_ram(udev, vma, start, end, vmf->page, &b,
-			 READ_ONCE(compound), &cpages, &moved, tm);
+			 !!MIGRATE_VMA_SELECT_COMPOUND, &cpages, &moved, tm);
 	upb_bufs_free(&b);
 	if (tm) {
 		/* this fault's own clock pair is in its core time too */
@@ -1371,9 +1393,23 @@ static long upb_access(struct upb_file *f, unsigned long addr,
  * system page or (dev_private_owner: no other device's) one of this
  * device's pages, as test_hmm.
  */
-static void *upb_pfn_entry(unsigned long hpfn)
+static void *upb_pfn_entry(unsigned long hpfn, unsigned long addr)
 {
-	struct page *page = hmm_pfn_to_page(hpfn);
+	struct page *page;
+
+	/*
+	 * 7.3's hmm_vma_handle_absent_pmd() fills a device-private PMD's pfns
+	 * from its first page whatever the range's start, so a fault that
+	 * starts inside the PMD gets every pfn shifted. Our device folios are
+	 * 512-aligned in pfn: take the page by the address. (Only with
+	 * compound; an upstream bug, reported in
+	 * results/2026-12-07-bench-thp.md.)
+	 */
+	if (hmm_pfn_to_map_order(hpfn) == UPB_PMD_ORDER &&
+	    is_device_private_page(hmm_pfn_to_page(hpfn)))
+		hpfn = (hpfn & ~(UPB_PMD_PAGES - 1)) |
+		       ((addr >> PAGE_SHIFT) & (UPB_PMD_PAGES - 1));
+	page = hmm_pfn_to_page(hpfn);
 
 	/* A pfn without a page: nothing this module can read (a bug). */
 	if (WARN_ON_ONCE(!page))
@@ -1472,7 +1508,8 @@ again:
 	do {
 		xas_lock(&xas);
 		for (; i < npages; i++) {
-			void *entry = upb_pfn_entry(range.hmm_pfns[i]);
+			void *entry = upb_pfn_entry(range.hmm_pfns[i],
+						    addr + (i << PAGE_SHIFT));
 			void *old;
 
 			if (!entry) {
@@ -2261,9 +2298,14 @@ static void upb_evict(struct upb_device *udev, struct upb_bufs *b)
 			if (!spage || !(b->src[i] & MIGRATE_PFN_MIGRATE))
 				continue;
 			if (b->src[i] & MIGRATE_PFN_COMPOUND) {
-				/* not split here: the next round tries again */
+				/*
+				 * No split here (split_folio() is not exported,
+				 * and migrate_device_pages() does not split):
+				 * the next round tries again.
+				 */
 				step = min(UPB_PMD_PAGES, nr - i);
-				dfolio = folio_alloc(GFP_HIGHUSER_MOVABLE, UPB_PMD_ORDER);
+				dfolio = folio_alloc(GFP_HIGHUSER_MOVABLE | __GFP_NOWARN |
+						     __GFP_RETRY_MAYFAIL, UPB_PMD_ORDER);
 				if (!dfolio)
 					continue;
 				folio_lock(dfolio);
