@@ -180,7 +180,7 @@
 
 struct row {
 	char name[32];
-	char impl[16];
+	char impl[24];	/* upstream_t_c_back: 17 */
 	char backing[8];
 	unsigned long size_kib;
 	char unit[12];
@@ -3411,16 +3411,17 @@ static void timed_knobs_off(void)
 static void record(FILE *raw, const struct worker *w, const struct wcmd *cmd,
 		   int pos, const struct wmsg *m)
 {
+	const char *bk;
 	char impl[40];
 	struct row *r;
 
 	snprintf(impl, sizeof(impl), "%s%s", cmd->op == W_CEILING ? "kernel" : w->label,
 		 m->isuffix);
-
 	/* the split's check runs on 4 KiB pages whatever -B says */
+	bk = strcmp(m->row, "split_check") ? MIG_BK : "4k";
+
 	fprintf(raw, "%s,%llu,%d,%d,%d,migrate,%s,%s,%s,%lu,%ld,%s,%.6g,", boot_label,
-		seed, cmd->rep, pos, cmd->warm, m->row, impl,
-		strcmp(m->row, "split_check") ? MIG_BK : "4k", cmd->kib, m->nops,
+		seed, cmd->rep, pos, cmd->warm, m->row, impl, bk, cmd->kib, m->nops,
 		m->unit, m->value);
 	if (m->npages >= 0)
 		fprintf(raw, "%ld", m->npages);
@@ -3440,7 +3441,7 @@ static void record(FILE *raw, const struct worker *w, const struct wcmd *cmd,
 	}
 	if (cmd->warm)
 		return;
-	r = row_get(m->row, impl, MIG_BK, cmd->kib, m->unit, 1);
+	r = row_get(m->row, impl, bk, cmd->kib, m->unit, 1);
 	if (m->partial) {
 		r->nexcl++;
 		return;
