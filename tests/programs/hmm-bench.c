@@ -374,13 +374,24 @@ static char *map_anon(unsigned long size, int thp)
 	return (char *)a;
 }
 
+/*
+ * Page i of [p, p + size): byte 0 seed + i, bytes 8-15 the page number i
+ * itself (a 64-bit marker: byte 0 repeats every 256 pages, so only the
+ * marker tells whole 2 MiB folios apart), the rest seed.
+ */
+#define FILL_MARK	8
+
 static void fill(char *p, unsigned long size, unsigned char seed)
 {
 	unsigned long i;
 
 	memset(p, seed, size);
-	for (i = 0; i < size; i += PG)
+	for (i = 0; i < size; i += PG) {
+		uint64_t mark = i / PG;
+
 		p[i] = (char)(seed + i / PG);
+		memcpy(p + i + FILL_MARK, &mark, sizeof(mark));
+	}
 }
 
 /*
@@ -453,18 +464,23 @@ static long ours_stat(const char *key)
  * at p (the range itself, or a copy of it), or die. Every byte.
  */
 /*
- * Is [p, p + size) not fill()'s data, byte 0 of page i being @b0 + i?
- * 0 if it is, else the first wrong page + 1 (no die(): forked children
- * use it too).
+ * Is [p, p + size) not fill()'s data, byte 0 of page i being @b0 + i and
+ * its marker @pgoff + i (@p is page @pgoff of what fill() filled)? 0 if
+ * it is, else the first wrong page + 1 (no die(): forked children use it
+ * too).
  */
 static unsigned long fill_bad(const char *p, unsigned long size, unsigned char seed,
-			      unsigned char b0)
+			      unsigned char b0, unsigned long pgoff)
 {
 	for (unsigned long i = 0; i < size; i += PG) {
-		if (p[i] != (char)(b0 + i / PG))
+		uint64_t mark;
+
+		memcpy(&mark, p + i + FILL_MARK, sizeof(mark));
+		if (p[i] != (char)(b0 + i / PG) || mark != pgoff + i / PG)
 			return i / PG + 1;
 		for (unsigned long x = 1; x < PG; x++)
-			if (p[i + x] != (char)seed)
+			if ((x < FILL_MARK || x >= FILL_MARK + sizeof(mark)) &&
+			    p[i + x] != (char)seed)
 				return i / PG + 1;
 	}
 	return 0;
@@ -473,7 +489,7 @@ static unsigned long fill_bad(const char *p, unsigned long size, unsigned char s
 static void check_fill_at(const char *p, unsigned long size, unsigned char seed,
 			  unsigned long pgoff, const char *what)
 {
-	unsigned long bad = fill_bad(p, size, seed, (unsigned char)(seed + pgoff));
+	unsigned long bad = fill_bad(p, size, seed, (unsigned char)(seed + pgoff), pgoff);
 
 	if (bad) {
 		errno = 0;
@@ -2387,7 +2403,7 @@ static int w_fork(struct wctx *c, const struct wcmd *cmd, int check)
 			}
 			for (unsigned long j = 0; j < k && check && r; j++)
 				bad |= !!fill_bad(p + j * stride, size, (unsigned char)(13 + j),
-						  (unsigned char)(13 + j));
+						  (unsigned char)(13 + j), 0);
 			_exit(bad ? 3 : 0);
 		}
 		if (pid < 0 && errno != ENOMEM)
@@ -2472,7 +2488,7 @@ static int w_fork(struct wctx *c, const struct wcmd *cmd, int check)
 		if (check && !enomem)
 			for (unsigned long j = 0; j < k; j++)
 				if (fill_bad(p + j * stride, size, (unsigned char)(13 + j),
-					     (unsigned char)(13 + j + (r == 2)))) {
+					     (unsigned char)(13 + j + (r == 2)), 0)) {
 					errno = 0;
 					die("%s: the parent's data, row %s", what, m[0].row);
 				}
@@ -2952,12 +2968,17 @@ static void pp_check(const char *b, unsigned long np, unsigned char seed, int la
 	for (unsigned long i = 0; i < np; i++) {
 		char want = last < 0 ? (char)(seed + i) : (char)last;
 
-		if (b[i * PG] != want) {
+		uint64_t mark;
+
+		memcpy(&mark, b + i * PG + FILL_MARK, sizeof(mark));
+		if (b[i * PG] != want || mark != i) {
 			errno = 0;
-			die("%s: device read of page %lu: %d, want %d", what, i, b[i * PG], want);
+			die("%s: device read of page %lu: %d (page %llu), want %d", what, i,
+			    b[i * PG], (unsigned long long)mark, want);
 		}
 		for (unsigned long x = 1; x < PG; x++)
-			if (b[i * PG + x] != (char)seed) {
+			if ((x < FILL_MARK || x >= FILL_MARK + sizeof(mark)) &&
+			    b[i * PG + x] != (char)seed) {
 				errno = 0;
 				die("%s: device read of page %lu: byte %lu", what, i, x);
 			}
@@ -3174,7 +3195,8 @@ static int w_ceiling(struct wctx *c, const struct wcmd *cmd)
 /*
  * The split's own check (-T), once per timed worker after the repetitions:
  * the driver made slower, the core time must stay. Two legs, each twice on
- * a fresh 4 MiB mapping (two aligned 2 MiB blocks), without and then with
+ * a fresh 4 MiB mapping (two aligned 2 MiB blocks; THP with -B thp, so
+ * that upstream_t_c's check runs its compound path), without and then with
  * a delay of SPLIT_DELAY_MS in the driver's copy: leg "_to" times the
  * migration to the device (hmm_dummy_timed's debugfs
  * device0_copy_delay_ms, hmm_upstream_bench's copy_delay_ms), leg "_back"
@@ -3205,7 +3227,8 @@ static int w_split(struct wctx *c, int back)
 	struct wmsg m;
 
 	for (int d = 0; d < 2; d++) {
-		char *p = map_anon(size, 0);
+		/* -B thp: THP, so that upstream_t_c's check runs its compound path */
+		char *p = map_anon(size, mig_thp);
 
 		fill(p, size, 5);
 		memset(t6, 0, sizeof(t6));
@@ -3417,8 +3440,7 @@ static void record(FILE *raw, const struct worker *w, const struct wcmd *cmd,
 
 	snprintf(impl, sizeof(impl), "%s%s", cmd->op == W_CEILING ? "kernel" : w->label,
 		 m->isuffix);
-	/* the split's check runs on 4 KiB pages whatever -B says */
-	bk = strcmp(m->row, "split_check") ? MIG_BK : "4k";
+	bk = MIG_BK;
 
 	fprintf(raw, "%s,%llu,%d,%d,%d,migrate,%s,%s,%s,%lu,%ld,%s,%.6g,", boot_label,
 		seed, cmd->rep, pos, cmd->warm, m->row, impl, bk, cmd->kib, m->nops,
