@@ -54,7 +54,7 @@ uapi=$(uapi_headers "$src" "$out/hdr")
 ${CC:-gcc} -Wall -Wextra -Wno-unused-parameter -O2 -static -pthread \
 	-I "$src" -isystem "$uapi" "$TOP/tests/programs/hmm-bench.c" -o "$out/bench/hmm-bench.tmp"
 mv "$out/bench/hmm-bench.tmp" "$out/bench/hmm-bench"
-${CC:-gcc} -Wall -Wextra -O2 -static -I "$TOP/tests/programs/hmm_upstream_bench" \
+${CC:-gcc} -Wall -Wextra -O2 -static -I "$TOP/tests/programs/hmm_upstream_bench" -isystem "$uapi" \
 	"$TOP/tests/programs/upb-evict-check.c" -o "$out/bench/upb-evict-check"
 install -m 0755 "$TOP/tests/guest/suites/bench.sh" "$out/suites/bench"
 install -m 0755 "$TOP/tests/guest/suites/benchmeta.sh" "$out/suites/benchmeta"
