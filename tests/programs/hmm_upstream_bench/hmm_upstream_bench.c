@@ -1402,7 +1402,7 @@ static void *upb_pfn_entry(unsigned long hpfn, unsigned long addr)
 	 * from its first page whatever the range's start, so a fault that
 	 * starts inside the PMD gets every pfn shifted. Our device folios are
 	 * 512-aligned in pfn: take the page by the address. (Only with
-	 * compound; an upstream bug, reported in
+	 * compound; an upstream bug, recorded (not yet reported) in
 	 * results/2026-12-07-bench-thp.md.)
 	 */
 	if (hmm_pfn_to_map_order(hpfn) == UPB_PMD_ORDER &&
