@@ -438,6 +438,9 @@ static long anon_huge_kb(void)
 	return v;
 }
 
+/* 2 MiB THP splits so far, system wide (-1 if not counted). */
+#define THP_SPLITS "/sys/kernel/mm/transparent_hugepage/hugepages-2048kB/stats/split"
+
 /* A number read from a sysfs parameter file (-1 if absent). */
 static long read_long(const char *path)
 {
@@ -2753,7 +2756,7 @@ static int w_main(struct wctx *c, const struct wcmd *cmd)
 		char *p = map_anon(k * stride, mig_thp), what[64], thpb[32];
 		unsigned long long t6[6] = { 0 };
 		unsigned long total = 0;
-		long got = 0, ev0, ev1, cf0, cf1, b0, b1;
+		long got = 0, ev0, ev1, cf0, cf1, b0, b1, sp0, sp1;
 		long long ta[TK_MAX], tb[TK_MAX];
 		volatile char sink = 0;
 		int partial;
@@ -2763,6 +2766,8 @@ static int w_main(struct wctx *c, const struct wcmd *cmd)
 			fill(p + j * stride, size, (unsigned char)(7 + j));
 		if (mig_thp)	/* AnonHugePages: this worker alone runs */
 			thp_kb = anon_huge_kb() - h0;
+		/* The same for the splits the migration makes. */
+		sp0 = mig_thp ? read_long(THP_SPLITS) : -1;
 		ev0 = c->impl == OURS ? wstat(c, "evictions") : -1;
 		c->nclocks = 0;
 		c->ncompound = 0;
@@ -2788,6 +2793,7 @@ static int w_main(struct wctx *c, const struct wcmd *cmd)
 			die("%s: migration of %lu KiB", in, kib);
 		}
 		c->first = 0;
+		sp1 = sp0 >= 0 ? read_long(THP_SPLITS) : -1;
 		ev1 = ev0 >= 0 ? wstat(c, "evictions") : -1;
 		partial = total != k * np || ev1 > ev0;
 		if (!rand) {
@@ -2822,8 +2828,9 @@ static int w_main(struct wctx *c, const struct wcmd *cmd)
 				 c->impl == OURS ? "HMM_DUMMY_MIGRATE_TO" : c->impl == UPB ?
 				 "UPB_MIGRATE_TO, no copy back" :
 				 "includes test_hmm's copy back to the caller",
-				 !mig_thp ? "" : c->compound ? "; THP moved whole" :
-				 "; THP split");
+				 !mig_thp ? "" : c->compound ? "; THP moved whole" : "");
+			if (sp0 >= 0 && sp1 >= 0)
+				addf(m.info, sizeof(m.info), "2 MiB splits=%ld", sp1 - sp0);
 			wsend(c, &m);
 			if (c->timed)
 				send_core(c, &m, mib, ta, tb, 0, t6);
